@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the tools the interop tests compare ldwarc against: a Python venv at .venv with
+# warcio, fastwarc, cdxj-indexer, surt, rdflib and pyoxigraph from PyPI, and the pywb 2.10.0
+# sample archive (from the pywb wheel) under .ci/cache. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/pip install --quiet --disable-pip-version-check \
+  'warcio==1.8.1' 'fastwarc==2.0.1' 'cdxj-indexer==1.5.0' 'surt==0.3.1' 'rdflib==7.6.0' 'pyoxigraph==0.5.13'
+
+sample=.ci/cache/pywb-2.10.0/sample_archive/warcs
+if [ ! -d "$sample" ]; then
+  tmp=$(mktemp -d)
+  .venv/bin/pip download --quiet --disable-pip-version-check --no-deps -d "$tmp" 'pywb==2.10.0'
+  mkdir -p .ci/cache/pywb-2.10.0
+  .venv/bin/python - "$tmp"/pywb-2.10.0-*.whl .ci/cache/pywb-2.10.0 <<'PY'
+import sys, zipfile, pathlib
+wheel, dest = sys.argv[1], pathlib.Path(sys.argv[2])
+prefix = "pywb-2.10.0.data/data/sample_archive/"
+with zipfile.ZipFile(wheel) as z:
+    for name in z.namelist():
+        if name.startswith(prefix) and not name.endswith("/"):
+            target = dest / "sample_archive" / name[len(prefix):]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(z.read(name))
+PY
+  rm -rf "$tmp"
+fi
+echo "interop tools ready: $(.venv/bin/python -c 'import warcio, fastwarc; print("warcio", warcio.__version__ if hasattr(warcio, "__version__") else "?")')"

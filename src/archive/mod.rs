@@ -1,0 +1,14 @@
+//! The on-disk archive: `<root>/warc/YYYY/MM/DD/HH/<pld>/<file>.warc.gz`, globally unique
+//! file names, rotation by size and hour, crash recovery of files left open, and walking the
+//! WARC tree in a deterministic order.
+
+mod layout;
+mod recover;
+mod writer;
+
+pub use layout::{Archive, file_name, is_warc_file_name, pay_level_domain, walk_warc_files};
+pub use recover::{Recovery, recover_file, recover_open_files};
+pub use writer::{ArchiveWriter, ArchiveWriterOptions, StoredRecord};
+
+/// Suffix of a WARC file that is still being written.
+pub const OPEN_SUFFIX: &str = ".open";

@@ -1,0 +1,85 @@
+//! The command line: argument parsing and output only; every command calls into the library.
+
+mod docs;
+mod output;
+mod warc_commands;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// ldwarc: archive the Web of Linked Data over time.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ldwarc",
+    version,
+    about = "Archive the Web of Linked Data over time",
+    long_about = "ldwarc captures RDF documents into standard WARC files, indexes every capture by URL \
+                  and time, rebuilds graphs as they were on any date, and serves the archive to Wayback \
+                  and Memento tools.\n\nEverything is in UTC."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The archive root every archive command works on.
+#[derive(Debug, Clone, Args)]
+pub struct RootArg {
+    /// Archive root directory (holds warc/, index/, state/).
+    #[arg(long, env = "LDWARC_ROOT", default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate WARC/ARC files: framing, gzip members, mandatory fields, digests, revisits.
+    #[command(
+        long_about = "Validate WARC/ARC files: framing, gzip member boundaries, mandatory header \
+        fields and their placement per record type, block and payload digests, revisit fields.\n\n\
+        Prints one line per problem (file:offset: severity: message) and a summary line. Exits 1 \
+        when an error is found (or a warning, with --strict), 2 when a file cannot be opened.\n\n\
+        Without PATH, checks every file under <root>/warc."
+    )]
+    Check(warc_commands::CheckArgs),
+    /// List records: offset, length, type, date, status, mime, payload digest, target URI.
+    #[command(
+        long_about = "List the records of WARC/ARC files, one line each: offset, length, type, \
+        date, HTTP status, mime type, payload digest and target URI ('-' where absent). With --json, \
+        one JSON object per line. Without PATH, lists every file under <root>/warc."
+    )]
+    Ls(warc_commands::LsArgs),
+    /// Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail.
+    Recover(warc_commands::RecoverArgs),
+    /// Write man pages and shell completions generated from this command line definition.
+    #[command(hide = true)]
+    GenDocs {
+        /// Output directory.
+        #[arg(long, default_value = "man")]
+        out: PathBuf,
+    },
+}
+
+/// Runs the command line; returns the process exit status.
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => warc_commands::check(args),
+        Command::Ls(args) => warc_commands::ls(args),
+        Command::Recover(args) => warc_commands::recover(args),
+        Command::GenDocs { out } => docs::generate(&out).map(|()| 0),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(error) => {
+            eprintln!("ldwarc: error: {error}");
+            2
+        }
+    }
+}
+
+/// The clap definition, for generating man pages and completions.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}

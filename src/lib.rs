@@ -1,0 +1,9 @@
+//! ldwarc: archive the Web of Linked Data over time.
+//!
+//! The WARC files are the source of truth; everything else is derived from them. See
+//! `docs/` for the user guide and the format notes.
+
+pub mod archive;
+pub mod check;
+pub mod cli;
+pub mod warc;
