@@ -225,7 +225,8 @@ impl ArchiveWriter {
             };
             let mut writer = WarcWriter::new(BufWriter::with_capacity(256 * 1024, handle), 0)
                 .with_compression(Some(self.options.gzip_level));
-            let (header, block) = warcinfo_record(&name, Utc::now(), &self.warcinfo_fields())?;
+            // The warcinfo carries the time the file's name and partition were taken from.
+            let (header, block) = warcinfo_record(&name, time, &self.warcinfo_fields())?;
             writer.write_record(header, block)?;
             writer.flush()?;
             return Ok(OpenFile {
