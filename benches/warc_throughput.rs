@@ -10,7 +10,7 @@
 //! Run with `cargo bench --bench warc_throughput`. Needs `.venv` from `.ci/setup-interop.sh`.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -44,7 +44,12 @@ fn main() {
     let report = check_path(&path).expect("readable bench file");
     let ours = start.elapsed().as_secs_f64();
     assert_eq!(report.records as usize, records + 1, "every record read");
-    assert_eq!(report.problems.len(), 0, "no problems: {:?}", report.problems.first());
+    assert_eq!(
+        report.problems.len(),
+        0,
+        "no problems: {:?}",
+        report.problems.first()
+    );
     print_read("ldwarc (library)", records, input_bytes, file_bytes, ours);
 
     let ldwarc = env_binary();
@@ -52,10 +57,18 @@ fn main() {
     print_read("ldwarc check (CLI)", records, input_bytes, file_bytes, cli);
 
     let fastwarc = venv_bin("fastwarc");
-    let peer = time_command(Command::new(&fastwarc).args(["check", "-p", "-q"]).arg(&path));
+    let peer = time_command(
+        Command::new(&fastwarc)
+            .args(["check", "-p", "-q"])
+            .arg(&path),
+    );
     print_read("fastwarc check -p", records, input_bytes, file_bytes, peer);
 
-    let zcat = time_command(Command::new("sh").arg("-c").arg(format!("zcat '{}' | wc -c", path.display())));
+    let zcat = time_command(
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("zcat '{}' | wc -c", path.display())),
+    );
     print_read("zcat | wc -c", records, input_bytes, file_bytes, zcat);
     println!(
         "ldwarc check / fastwarc check: {:.2}x faster (target >= 1.00x)",
@@ -74,7 +87,9 @@ fn print_read(name: &str, records: usize, input: u64, file: u64, secs: f64) {
 
 fn time_command(command: &mut Command) -> f64 {
     let start = Instant::now();
-    let output = command.output().unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
     let secs = start.elapsed().as_secs_f64();
     assert!(
         output.status.success(),
@@ -90,7 +105,11 @@ fn venv_bin(name: &str) -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv"));
     let path = venv.join("bin").join(name);
-    assert!(path.exists(), "{} missing: run bash .ci/setup-interop.sh", path.display());
+    assert!(
+        path.exists(),
+        "{} missing: run bash .ci/setup-interop.sh",
+        path.display()
+    );
     path
 }
 
@@ -110,11 +129,19 @@ fn env_binary() -> PathBuf {
 fn generate(path: &Path, records: usize) -> (u64, f64) {
     let file = File::create(path).expect("create bench file");
     let mut writer = WarcWriter::new(BufWriter::with_capacity(1 << 20, file), 0);
-    let base = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).single().expect("valid date");
+    let base = Utc
+        .with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
+        .single()
+        .expect("valid date");
     let mut input = 0u64;
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
     let mut elapsed = 0.0;
-    let (header, block) = warcinfo_record("bench.warc.gz", base, &[("software", "ldwarc bench".to_string())]).expect("warcinfo");
+    let (header, block) = warcinfo_record(
+        "bench.warc.gz",
+        base,
+        &[("software", "ldwarc bench".to_string())],
+    )
+    .expect("warcinfo");
     writer.write_record(header, block).expect("write warcinfo");
     for index in 0..records / 2 {
         let uri = format!("http://data{}.example.org/resource/{index}", index % 500);
@@ -132,7 +159,10 @@ fn generate(path: &Path, records: usize) -> (u64, f64) {
         header.push("Content-Type", "application/http; msgtype=response");
         input += (header.to_bytes().len() + response.len()) as u64;
         let written = writer
-            .write_record(header, Block::from_bytes(response, PayloadKind::Http).expect("block"))
+            .write_record(
+                header,
+                Block::from_bytes(response, PayloadKind::Http).expect("block"),
+            )
             .expect("write response");
         let mut header = record_header("request", date, Some(&uri));
         header.push("Content-Type", "application/http; msgtype=request");
@@ -141,7 +171,10 @@ fn generate(path: &Path, records: usize) -> (u64, f64) {
         }
         input += (header.to_bytes().len() + request.len()) as u64;
         writer
-            .write_record(header, Block::from_bytes(request, PayloadKind::Http).expect("block"))
+            .write_record(
+                header,
+                Block::from_bytes(request, PayloadKind::Http).expect("block"),
+            )
             .expect("write request");
         elapsed += start.elapsed().as_secs_f64();
     }
@@ -160,14 +193,29 @@ fn turtle_document(subject: &str, seed: &mut u64) -> String {
         *seed
     };
     let triples = 20 + (next() % 380) as usize;
-    let mut text = String::from("@prefix foaf: <http://xmlns.com/foaf/0.1/> .\n@prefix ex: <http://example.org/vocab#> .\n");
+    let mut text = String::from(
+        "@prefix foaf: <http://xmlns.com/foaf/0.1/> .\n@prefix ex: <http://example.org/vocab#> .\n",
+    );
     for i in 0..triples {
         let value = next();
         match i % 4 {
-            0 => text.push_str(&format!("<{subject}> foaf:knows <http://people{}.example.net/p/{value:x}> .\n", value % 97)),
-            1 => text.push_str(&format!("<{subject}> ex:value \"{}\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n", value % 100_000)),
-            2 => text.push_str(&format!("<{subject}> ex:label \"Label {value:016x} in English\"@en .\n")),
-            _ => text.push_str(&format!("<{subject}> ex:seeAlso _:b{} .\n_:b{} ex:note \"note {}\" .\n", value % 1000, value % 1000, value % 7919)),
+            0 => text.push_str(&format!(
+                "<{subject}> foaf:knows <http://people{}.example.net/p/{value:x}> .\n",
+                value % 97
+            )),
+            1 => text.push_str(&format!(
+                "<{subject}> ex:value \"{}\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n",
+                value % 100_000
+            )),
+            2 => text.push_str(&format!(
+                "<{subject}> ex:label \"Label {value:016x} in English\"@en .\n"
+            )),
+            _ => text.push_str(&format!(
+                "<{subject}> ex:seeAlso _:b{} .\n_:b{} ex:note \"note {}\" .\n",
+                value % 1000,
+                value % 1000,
+                value % 7919
+            )),
         }
     }
     text

@@ -180,7 +180,11 @@ impl<R: Read + Seek> WarcReader<R> {
             None => {
                 let format = if first_line.starts_with(b"WARC/") {
                     FileFormat::Warc
-                } else if first_line.starts_with(b"filedesc:") {
+                } else if first_line.starts_with(b"filedesc:")
+                    || arc::looks_like_arc_header(&first_line)
+                {
+                    // An ARC file starts with `filedesc:`; a reader opened at the offset of
+                    // a later ARC record (random access) sees that record's header line.
                     FileFormat::Arc
                 } else {
                     let error = ReadError::new(
@@ -207,10 +211,19 @@ impl<R: Read + Seek> WarcReader<R> {
             Ok(header) => header,
             Err(error) => return Err(self.resync_after(error, offset)),
         };
-        let Some(remaining) = header.content_length() else {
+        let Some(mut remaining) = header.content_length() else {
             let error = ReadError::new(offset, "record has no valid Content-Length");
             return Err(self.resync_after(error, offset));
         };
+        if format == FileFormat::Arc && header.record_type() == Some("warcinfo") {
+            // An ARC `filedesc` block always holds the version and field-spec lines, even
+            // when the declared length stops short of them (example.arc declares 75 bytes
+            // for 76 bytes of lines; bad.arc declares -1). warcio and pywb read both lines
+            // whole, and so does ldwarc, so offsets and lengths agree with theirs.
+            if let Some(lines) = self.peek_lines_len(2, cross_members)? {
+                remaining = remaining.max(lines);
+            }
+        }
         self.current = Some(Current {
             offset,
             addressable,
@@ -337,6 +350,20 @@ impl<R: Read + Seek> WarcReader<R> {
             self.source.consume(line.len());
         }
         ReadError::new(offset, format!("{message}; no further records"))
+    }
+
+    /// The length of the next `count` lines (LF included) without consuming them, when the
+    /// buffer holds all of them.
+    fn peek_lines_len(&mut self, count: usize, cross: bool) -> Result<Option<u64>, ReadError> {
+        let chunk = self.fill(cross)?;
+        let mut end = 0;
+        for _ in 0..count {
+            match memchr::memchr(b'\n', &chunk[end..]) {
+                Some(newline) => end += newline + 1,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(end as u64))
     }
 
     /// The next line (up to 64 KiB) without consuming it, when the buffer holds all of it.
@@ -588,16 +615,19 @@ impl<R: Read + Seek> WarcReader<R> {
             let candidate = match (self.source.is_gzip(), self.format) {
                 (true, _) => self.source.find_raw(from, &[0x1f, 0x8b, 0x08])?,
                 (false, Some(FileFormat::Arc)) => None,
-                // A record starts at a line beginning with `WARC/`.
-                (false, _) => self
-                    .source
-                    .find_raw(from.saturating_sub(1), b"\nWARC/")?
-                    .map(|newline| newline + 1),
+                // A record starts with a `WARC/<major>.<minor>` line (not necessarily
+                // after a newline: garbage before it may end anywhere).
+                (false, _) => self.source.find_raw(from, b"WARC/")?,
             };
             let Some(candidate) = candidate else {
                 return Ok(None);
             };
-            if !self.source.is_gzip() || self.member_starts_record(candidate)? {
+            let starts_record = if self.source.is_gzip() {
+                self.member_starts_record(candidate)?
+            } else {
+                is_version_line(&self.source.peek_raw_at(candidate, 32)?)
+            };
+            if starts_record {
                 return Ok(Some(candidate));
             }
             from = candidate + 1;
@@ -628,6 +658,21 @@ impl<R: Read + Seek> WarcReader<R> {
             _ => head.starts_with(b"WARC/"),
         })
     }
+}
+
+/// Whether `bytes` start with a WARC version line: `WARC/` digits `.` digits, then CRLF or LF.
+fn is_version_line(bytes: &[u8]) -> bool {
+    let Some(rest) = bytes.strip_prefix(b"WARC/") else {
+        return false;
+    };
+    let digits = |b: &[u8]| b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let major = digits(rest);
+    if major == 0 || rest.get(major) != Some(&b'.') {
+        return false;
+    }
+    let rest = &rest[major + 1..];
+    let minor = digits(rest);
+    minor > 0 && (rest[minor..].starts_with(b"\r\n") || rest[minor..].starts_with(b"\n"))
 }
 
 fn unreachable_error() -> ReadError {

@@ -84,12 +84,15 @@ impl<R: Read + Seek> Source<R> {
             input_offset: start,
             eof: false,
             gzip: None,
-            decoded_pos: 0,
+            // For a plain file the logical position is the file offset; a gzip source
+            // counts decoded bytes from where it was opened.
+            decoded_pos: start,
         };
         let magic = source
             .peek_raw(2)
             .map_err(|e| io::Error::other(e.describe()))?;
         if magic.starts_with(&[0x1f, 0x8b]) {
+            source.decoded_pos = 0;
             source.gzip = Some(GzipState {
                 inflater: Decompress::new(false),
                 output: vec![0; OUTPUT_BUFFER].into_boxed_slice(),
@@ -158,7 +161,9 @@ impl<R: Read + Seek> Source<R> {
             return Ok(false);
         }
         if head.len() < 10 {
-            return if head.starts_with(&[0x1f, 0x8b]) {
+            // The file ends inside the first bytes of a gzip header (even after one byte).
+            let magic: &[u8] = &[0x1f, 0x8b, 0x08];
+            return if magic.starts_with(&head[..head.len().min(3)]) {
                 Err(SourceError::Truncated { member: start })
             } else {
                 Err(SourceError::NotGzip { offset: start })
@@ -384,12 +389,25 @@ impl<R: Read + Seek> Source<R> {
         self.in_pos = 0;
         self.in_len = 0;
         self.eof = false;
-        if let Some(gzip) = self.gzip.as_mut() {
-            gzip.out_pos = 0;
-            gzip.out_len = 0;
-            gzip.member_start = None;
+        match self.gzip.as_mut() {
+            Some(gzip) => {
+                gzip.out_pos = 0;
+                gzip.out_len = 0;
+                gzip.member_start = None;
+            }
+            // A plain file's logical position is its file offset, also after a seek.
+            None => self.decoded_pos = offset,
         }
         Ok(())
+    }
+
+    /// Up to `len` raw bytes at file offset `offset`, read from the file directly. Leaves
+    /// the source positioned arbitrarily: call [`Self::seek_raw`] after.
+    pub(crate) fn peek_raw_at(&mut self, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+        self.inner.seek(SeekFrom::Start(offset))?;
+        let mut bytes = Vec::with_capacity(len);
+        (&mut self.inner).take(len as u64).read_to_end(&mut bytes)?;
+        Ok(bytes)
     }
 
     /// Finds the first occurrence of `needle` at or after raw offset `from`, reading the file

@@ -192,7 +192,8 @@ impl Write for BlockBuilder {
 pub struct WrittenRecord {
     /// Offset of the record's first byte (its gzip member) in the file.
     pub offset: u64,
-    /// Bytes written for the record (its whole gzip member).
+    /// Bytes written for the record: its whole gzip member, or in a plain file its header
+    /// and block (the CRLF CRLF that follows is not counted, as readers report it).
     pub length: u64,
     /// The header as written, including the fields the writer filled in.
     pub header: WarcHeader,
@@ -252,11 +253,15 @@ impl<W: Write> WarcWriter<W> {
             None => {
                 counter.write_all(&head)?;
                 block.copy_to(&mut counter)?;
-                counter.write_all(b"\r\n\r\n")?;
             }
         }
+        // In a plain file the record's length runs to the end of its block, not counting
+        // the CRLF CRLF after it, as readers (ldwarc's and warcio's) report it.
         let length = counter.count;
-        self.position += length;
+        if self.compression.is_none() {
+            counter.write_all(b"\r\n\r\n")?;
+        }
+        self.position += counter.count;
         Ok(WrittenRecord {
             offset,
             length,
