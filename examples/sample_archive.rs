@@ -12,27 +12,65 @@ use ldwarc::warc::time::format_warc_date;
 use ldwarc::warc::{Block, PayloadKind, WarcHeader, profiles, record_header};
 
 fn main() -> io::Result<()> {
-    let root = std::env::args().nth(1).unwrap_or_else(|| "fixtures/sample-archive".into());
+    let root = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "fixtures/sample-archive".into());
     let options = ArchiveWriterOptions {
         hostname: "sample".into(),
         operator: Some("ldwarc developers".into()),
         ..ArchiveWriterOptions::default()
     };
     let (mut writer, _) = ArchiveWriter::open(&root, options)?;
-    let t0 = Utc.with_ymd_and_hms(2026, 11, 21, 10, 0, 0).single().expect("valid date");
+    let t0 = Utc
+        .with_ymd_and_hms(2026, 11, 21, 10, 0, 0)
+        .single()
+        .expect("valid date");
     let alice = "<http://example.org/people/alice#me> <http://xmlns.com/foaf/0.1/name> \"Alice\" ;\n  <http://xmlns.com/foaf/0.1/knows> <http://data.example.net/bob> .\n";
-    capture(&mut writer, t0, "http://example.org/people/alice", 303, "text/plain", b"See Other", Some("http://example.org/people/alice.ttl"))?;
-    let first = capture(&mut writer, t0 + TimeDelta::seconds(2), "http://example.org/people/alice.ttl", 200, "text/turtle", alice.as_bytes(), None)?;
+    capture(
+        &mut writer,
+        t0,
+        "http://example.org/people/alice",
+        303,
+        "text/plain",
+        b"See Other",
+        Some("http://example.org/people/alice.ttl"),
+    )?;
+    let first = capture(
+        &mut writer,
+        t0 + TimeDelta::seconds(2),
+        "http://example.org/people/alice.ttl",
+        200,
+        "text/turtle",
+        alice.as_bytes(),
+        None,
+    )?;
     let bob = r#"{"@context": {"name": "http://xmlns.com/foaf/0.1/name"}, "@id": "http://data.example.net/bob", "name": "Bob"}"#;
-    capture(&mut writer, t0 + TimeDelta::seconds(4), "http://data.example.net/bob", 200, "application/ld+json", bob.as_bytes(), None)?;
-    revisit(&mut writer, t0 + TimeDelta::minutes(30), "http://example.org/people/alice.ttl", alice.as_bytes(), &first)?;
+    capture(
+        &mut writer,
+        t0 + TimeDelta::seconds(4),
+        "http://data.example.net/bob",
+        200,
+        "application/ld+json",
+        bob.as_bytes(),
+        None,
+    )?;
+    revisit(
+        &mut writer,
+        t0 + TimeDelta::minutes(30),
+        "http://example.org/people/alice.ttl",
+        alice.as_bytes(),
+        &first,
+    )?;
     writer.close()?;
     Ok(())
 }
 
 fn http_response(status: u16, mime: &str, body: &[u8], location: Option<&str>) -> Vec<u8> {
     let reason = if status == 303 { "See Other" } else { "OK" };
-    let mut head = format!("HTTP/1.1 {status} {reason}\r\nContent-Type: {mime}\r\nContent-Length: {}\r\n", body.len());
+    let mut head = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {mime}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
     if let Some(location) = location {
         head.push_str(&format!("Location: {location}\r\n"));
     }
@@ -69,30 +107,77 @@ fn capture(
     let mut metadata = record_header("metadata", date, Some(uri));
     metadata.push("Content-Type", "application/warc-fields");
     metadata.push("WARC-Concurrent-To", response_id);
-    let host = uri.trim_start_matches("http://").split('/').next().unwrap_or("");
+    let host = uri
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or("");
     let stored = writer.write_capture(
         host,
         vec![
-            (response, Block::from_bytes(http_response(status, mime, body, location), PayloadKind::Http)?),
-            (request_header, Block::from_bytes(request(uri), PayloadKind::Http)?),
-            (metadata, Block::from_bytes(b"hops: 0\r\nfetch-duration-ms: 12\r\n".to_vec(), PayloadKind::None)?),
+            (
+                response,
+                Block::from_bytes(
+                    http_response(status, mime, body, location),
+                    PayloadKind::Http,
+                )?,
+            ),
+            (
+                request_header,
+                Block::from_bytes(request(uri), PayloadKind::Http)?,
+            ),
+            (
+                metadata,
+                Block::from_bytes(
+                    b"hops: 0\r\nfetch-duration-ms: 12\r\n".to_vec(),
+                    PayloadKind::None,
+                )?,
+            ),
         ],
     )?;
     Ok(stored[0].header.clone())
 }
 
-fn revisit(writer: &mut ArchiveWriter, date: DateTime<Utc>, uri: &str, body: &[u8], original: &WarcHeader) -> io::Result<()> {
+fn revisit(
+    writer: &mut ArchiveWriter,
+    date: DateTime<Utc>,
+    uri: &str,
+    body: &[u8],
+    original: &WarcHeader,
+) -> io::Result<()> {
     let full = http_response(200, "text/turtle", body, None);
-    let head_len = full.windows(4).position(|w| w == b"\r\n\r\n").map_or(full.len(), |p| p + 4);
+    let head_len = full
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(full.len(), |p| p + 4);
     let mut header = record_header("revisit", date, Some(uri));
     header.push("Content-Type", "application/http; msgtype=response");
     header.push("WARC-Profile", profiles::IDENTICAL_PAYLOAD_DIGEST);
     header.push("WARC-Refers-To", original.record_id().unwrap_or_default());
     header.push("WARC-Refers-To-Target-URI", uri);
-    header.push("WARC-Refers-To-Date", original.date().map(str::to_string).unwrap_or_else(|| format_warc_date(date)));
-    header.push("WARC-Payload-Digest", original.get("WARC-Payload-Digest").unwrap_or_default());
+    header.push(
+        "WARC-Refers-To-Date",
+        original
+            .date()
+            .map(str::to_string)
+            .unwrap_or_else(|| format_warc_date(date)),
+    );
+    header.push(
+        "WARC-Payload-Digest",
+        original.get("WARC-Payload-Digest").unwrap_or_default(),
+    );
     header.push("WARC-Truncated", "length");
-    let host = uri.trim_start_matches("http://").split('/').next().unwrap_or("");
-    writer.write_capture(host, vec![(header, Block::from_bytes(full[..head_len].to_vec(), PayloadKind::None)?)])?;
+    let host = uri
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or("");
+    writer.write_capture(
+        host,
+        vec![(
+            header,
+            Block::from_bytes(full[..head_len].to_vec(), PayloadKind::None)?,
+        )],
+    )?;
     Ok(())
 }

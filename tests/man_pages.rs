@@ -9,7 +9,12 @@ use std::path::Path;
 fn files(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = walkdir(dir)
         .into_iter()
-        .map(|p| p.strip_prefix(dir).expect("below dir").display().to_string())
+        .map(|p| {
+            p.strip_prefix(dir)
+                .expect("below dir")
+                .display()
+                .to_string()
+        })
         .collect();
     names.sort();
     names
@@ -31,12 +36,24 @@ fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn man_pages_and_completions_are_current() {
     let generated = tempfile::tempdir().expect("temp dir");
-    let output = common::run(common::ldwarc().args(["gen-docs", "--out"]).arg(generated.path()));
+    let output = common::run(
+        common::ldwarc()
+            .args(["gen-docs", "--out"])
+            .arg(generated.path()),
+    );
     common::stdout_ok(&output, "ldwarc gen-docs");
     let committed = common::manifest_dir().join("man");
     let generated_files = files(generated.path());
-    assert!(generated_files.iter().any(|f| f == "ldwarc-check.1"), "{generated_files:?}");
-    assert!(generated_files.iter().any(|f| f == "completions/ldwarc.bash"), "{generated_files:?}");
+    assert!(
+        generated_files.iter().any(|f| f == "ldwarc-check.1"),
+        "{generated_files:?}"
+    );
+    assert!(
+        generated_files
+            .iter()
+            .any(|f| f == "completions/ldwarc.bash"),
+        "{generated_files:?}"
+    );
     assert_eq!(
         files(&committed),
         generated_files,
