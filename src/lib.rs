@@ -4,6 +4,6 @@
 //! `docs/` for the user guide and the format notes.
 
 pub mod archive;
-pub mod check;
 pub mod cli;
+pub mod index;
 pub mod warc;

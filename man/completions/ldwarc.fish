@@ -28,6 +28,9 @@ complete -c ldwarc -n "__fish_ldwarc_needs_command" -s h -l help -d 'Print help 
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -s V -l version -d 'Print version'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "check" -d 'Validate WARC/ARC files: framing, gzip members, mandatory fields, digests, revisits'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "ls" -d 'List records: offset, length, type, date, status, mime, payload digest, target URI'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "index" -d 'Bring the capture index up to date with the WARC tree (incremental), or rebuild or verify it'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "cdx" -d 'Export the index as byte-sorted CDXJ (as cdxj-indexer writes) or CDX-11, streamed'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "query" -d 'Find captures by URL and time, with the pywb CDX server\'s semantics'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "recover" -d 'Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "gen-docs" -d 'Write man pages and shell completions generated from this command line definition'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -39,12 +42,42 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -s h -l help -d 'Pr
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand ls" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand ls" -l json -d 'One JSON object per record'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l threads -d 'Reading threads (default: all cores)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l rebuild -d 'Drop the index and rebuild it from every WARC file, on all cores'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l verify -d 'Prove the index and the files agree: every record indexed, every revisit resolved'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l format -d 'Output format' -r -f -a "cdxj\t'`urlkey timestamp {json}` as cdxj-indexer writes it'
+cdx11\t'Space-separated CDX with the ` CDX N b a m s k r M S V g` legend'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l match -d 'How the URL selects captures (default: exact, or inferred from `*.host` / `prefix*`)' -r -f -a "exact\t'The URL itself (and, unlike pywb, only captures whose URL matches case-exactly)'
+prefix\t'Every URL starting with the query URL'
+host\t'Every URL of the host'
+domain\t'Every URL of the host and its subdomains'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l from -d 'Earliest timestamp, 1–14 digits (padded down: 2014 = 20140101000000)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l to -d 'Latest timestamp, 1–14 digits (padded up: 2014 = 20141231235959)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l closest -d 'Order by distance to this timestamp (partial timestamps mean the end of their period; on equal distance the earlier capture comes first)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l sort -d 'Result order (closest is implied by --closest)' -r -f -a "ascending\t'Ascending by key and time (the default)'
+reverse\t'Descending'
+closest\t'By distance to `closest` (the default when `closest` is given)'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l limit -d 'At most N results' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l filter -d '`[!][=|~]field:value` (substring, exact, or regex anchored at the start; `!` negates); repeatable, all must match' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l fields -d 'Fields to print, comma-separated (urlkey,timestamp,url,mime,status,digest,length,offset,filename,redirect)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l output -d 'Output format' -r -f -a "cdxj\t'`urlkey timestamp {json}`'
+json\t'One JSON object per line'
+text\t'Space-separated fields (`-` when absent)'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -s h -l help -d 'Print help'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -l out -d 'Output directory' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -s h -l help -d 'Print help'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls recover gen-docs help" -f -a "check" -d 'Validate WARC/ARC files: framing, gzip members, mandatory fields, digests, revisits'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls recover gen-docs help" -f -a "ls" -d 'List records: offset, length, type, date, status, mime, payload digest, target URI'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls recover gen-docs help" -f -a "recover" -d 'Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls recover gen-docs help" -f -a "gen-docs" -d 'Write man pages and shell completions generated from this command line definition'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls recover gen-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "check" -d 'Validate WARC/ARC files: framing, gzip members, mandatory fields, digests, revisits'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "ls" -d 'List records: offset, length, type, date, status, mime, payload digest, target URI'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "index" -d 'Bring the capture index up to date with the WARC tree (incremental), or rebuild or verify it'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "cdx" -d 'Export the index as byte-sorted CDXJ (as cdxj-indexer writes) or CDX-11, streamed'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "query" -d 'Find captures by URL and time, with the pywb CDX server\'s semantics'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "recover" -d 'Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "gen-docs" -d 'Write man pages and shell completions generated from this command line definition'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,7 +1,9 @@
 //! The command line: argument parsing and output only; every command calls into the library.
 
 mod docs;
+mod index_commands;
 mod output;
+mod verify;
 mod warc_commands;
 
 use std::path::PathBuf;
@@ -49,6 +51,32 @@ enum Command {
         one JSON object per line. Without PATH, lists every file under <root>/warc."
     )]
     Ls(warc_commands::LsArgs),
+    /// Bring the capture index up to date with the WARC tree (incremental), or rebuild or verify it.
+    #[command(
+        long_about = "Bring the capture index under <root>/index up to date with the WARC files under \
+        <root>/warc: new files and files that grew since the last run are read; running it twice adds \
+        nothing; a killed run resumes exactly where its last commit stopped. --rebuild reads every file \
+        again on all cores. --verify proves the index and the files agree and that every revisit \
+        resolves to its original, listing what does not (exit 1)."
+    )]
+    Index(index_commands::IndexArgs),
+    /// Export the index as byte-sorted CDXJ (as cdxj-indexer writes) or CDX-11, streamed.
+    #[command(
+        long_about = "Export the capture index as CDXJ (the lines cdxj-indexer --dir-root <root>/warc \
+        writes for the same files) or as CDX-11 with its legend line (what OpenWayback and OutbackCDX \
+        read), byte-sorted and streamed. Filenames are relative to <root>/warc. With URL-PREFIX, only \
+        captures under that prefix."
+    )]
+    Cdx(index_commands::CdxArgs),
+    /// Find captures by URL and time, with the pywb CDX server's semantics.
+    #[command(
+        long_about = "Find captures by URL and time with the semantics of pywb's CDX server: match \
+        types exact/prefix/host/domain (also implied by *.host and prefix*), --from/--to with pywb's \
+        padding, --closest (the earlier capture wins ties), reverse order, --limit, filters and field \
+        selection. Unlike pywb, an exact match also requires the stored URL to equal the query URL \
+        case-sensitively (SURT folds case; Linked Data URIs are case-sensitive)."
+    )]
+    Query(index_commands::QueryArgs),
     /// Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail.
     Recover(warc_commands::RecoverArgs),
     /// Write man pages and shell completions generated from this command line definition.
@@ -67,6 +95,9 @@ pub fn run() -> i32 {
         Command::Check(args) => warc_commands::check(args),
         Command::Ls(args) => warc_commands::ls(args),
         Command::Recover(args) => warc_commands::recover(args),
+        Command::Index(args) => index_commands::index(args),
+        Command::Cdx(args) => index_commands::cdx(args),
+        Command::Query(args) => index_commands::query(args),
         Command::GenDocs { out } => docs::generate(&out).map(|()| 0),
     };
     match result {

@@ -47,6 +47,16 @@ pub fn is_http_block(content_type: Option<&str>) -> bool {
 /// Returns the head and its length including the blank line, or `None` if `bytes` does not
 /// start with a complete HTTP head.
 pub fn parse_head(bytes: &[u8]) -> Option<(HttpHead, usize)> {
+    parse_head_with(bytes, true)
+}
+
+/// Like [`parse_head`], but as lenient as warcio with `verify_http=False` (what pywb and
+/// cdxj-indexer use): a response's first token need not be `HTTP/…` (`HTTPX/1.1 200 OK`).
+pub fn parse_head_lenient(bytes: &[u8]) -> Option<(HttpHead, usize)> {
+    parse_head_with(bytes, false)
+}
+
+fn parse_head_with(bytes: &[u8], strict: bool) -> Option<(HttpHead, usize)> {
     let end = head_end(bytes)?;
     let text = String::from_utf8_lossy(&bytes[..end]);
     let mut lines = text.split('\n').map(|l| l.trim_end_matches('\r'));
@@ -55,7 +65,8 @@ pub fn parse_head(bytes: &[u8]) -> Option<(HttpHead, usize)> {
     let mut parts = first.splitn(3, ' ');
     let first_token = parts.next()?;
     let second = parts.next().unwrap_or("");
-    if first_token.starts_with("HTTP/") {
+    let looks_like_status = second.len() == 3 && second.bytes().all(|b| b.is_ascii_digit());
+    if first_token.starts_with("HTTP/") || (!strict && looks_like_status) {
         head.protocol = first_token.to_string();
         head.status = second.trim().parse().ok();
         head.status?;

@@ -1,0 +1,16 @@
+//! The capture index: SURT keys, captures read from WARC records, the tantivy index under
+//! `<root>/index` with its incremental checkpoint, CDXJ/CDX-11 export, and CDX queries.
+
+pub mod capture;
+pub mod cdxj;
+pub mod export;
+pub mod indexer;
+pub mod query;
+mod record_codec;
+pub mod store;
+pub mod surt;
+pub mod verify;
+
+pub use capture::{Capture, RecordLocation};
+pub use indexer::{IndexOptions, IndexRun, update_index};
+pub use store::{CaptureIndex, Checkpoint};

@@ -1,0 +1,317 @@
+//! The capture index on disk (tantivy): one document per capture, keyed by SURT, with the
+//! indexing checkpoint stored in the same commit as the documents it covers.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use tantivy::directory::MmapDirectory;
+use tantivy::schema::{Field, IndexRecordOption, STORED, STRING, Schema, Value};
+use tantivy::store::{Compressor, ZstdCompressor};
+use tantivy::{
+    DocSet, Index, IndexReader, IndexSettings, IndexWriter, ReloadPolicy, TERMINATED,
+    TantivyDocument, Term,
+};
+
+use super::capture::Capture;
+use super::record_codec::{decode_capture, encode_capture};
+
+/// Errors of the capture index, with the index directory in the message.
+pub type Result<T> = std::result::Result<T, io::Error>;
+
+fn index_error(dir: &Path, error: impl std::fmt::Display) -> io::Error {
+    io::Error::other(format!("{}: {error}", dir.display()))
+}
+
+/// How far each WARC file has been indexed. Stored as the commit payload, so it always
+/// matches the documents it covers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Format version of the payload.
+    pub version: u32,
+    /// Per file (relative to `warc/`): where its indexed part ends.
+    pub files: BTreeMap<String, FileMark>,
+}
+
+/// How much of one file is indexed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileMark {
+    /// Offset just past the last complete record read (where an incremental run resumes).
+    pub end: u64,
+    /// The file's size when it was read: an unchanged size means nothing new to index.
+    pub size: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Fields {
+    urlkey: Field,
+    filename: Field,
+    data: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let urlkey = builder.add_text_field("urlkey", STRING);
+    let filename = builder.add_text_field("filename", STRING);
+    let data = builder.add_bytes_field("data", STORED);
+    (
+        builder.build(),
+        Fields {
+            urlkey,
+            filename,
+            data,
+        },
+    )
+}
+
+/// The capture index under `<root>/index`.
+pub struct CaptureIndex {
+    dir: std::path::PathBuf,
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+}
+
+impl CaptureIndex {
+    /// Opens the index in `dir`, creating an empty one if there is none.
+    pub fn open(dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let (schema, fields) = schema();
+        let directory = MmapDirectory::open(dir).map_err(|e| index_error(dir, e))?;
+        let exists = Index::exists(&directory).map_err(|e| index_error(dir, e))?;
+        let index = if exists {
+            Index::open(directory).map_err(|e| index_error(dir, e))?
+        } else {
+            let settings = IndexSettings {
+                docstore_compression: Compressor::Zstd(ZstdCompressor::default()),
+                docstore_blocksize: 64 * 1024,
+                ..IndexSettings::default()
+            };
+            Index::builder()
+                .schema(schema)
+                .settings(settings)
+                .open_or_create(directory)
+                .map_err(|e| index_error(dir, e))?
+        };
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| index_error(dir, e))?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            index,
+            reader,
+            fields,
+        })
+    }
+
+    /// The checkpoint of the last commit.
+    pub fn checkpoint(&self) -> Result<Checkpoint> {
+        let metas = self
+            .index
+            .load_metas()
+            .map_err(|e| index_error(&self.dir, e))?;
+        match metas.payload {
+            None => Ok(Checkpoint::default()),
+            Some(payload) => serde_json::from_str(&payload)
+                .map_err(|e| index_error(&self.dir, format!("unreadable checkpoint: {e}"))),
+        }
+    }
+
+    /// A writer adding captures; nothing is visible until [`IndexBatch::commit`].
+    pub fn batch(&self) -> Result<IndexBatch<'_>> {
+        let writer = self
+            .index
+            .writer(128 * 1024 * 1024)
+            .map_err(|e| index_error(&self.dir, e))?;
+        Ok(IndexBatch {
+            index: self,
+            writer,
+        })
+    }
+
+    /// Reloads the reader to see the latest commit.
+    pub fn reload(&self) -> Result<()> {
+        self.reader.reload().map_err(|e| index_error(&self.dir, e))
+    }
+
+    /// Every capture whose urlkey lies in `[start, end)` (`end` = `None`: no upper bound),
+    /// handed to `visit` in urlkey order (captures of one key in no particular order).
+    pub fn scan_range(
+        &self,
+        start: &str,
+        end: Option<&str>,
+        mut visit: impl FnMut(Capture),
+    ) -> Result<()> {
+        let searcher = self.reader.searcher();
+        let mut per_segment = Vec::new();
+        for segment in searcher.segment_readers() {
+            let inverted = segment
+                .inverted_index(self.fields.urlkey)
+                .map_err(|e| index_error(&self.dir, e))?;
+            let store = segment.get_store_reader(8)?;
+            per_segment.push((segment, inverted, store));
+        }
+        // Merge the segments' term streams so keys come out in order across segments.
+        let mut streams = Vec::new();
+        for (_, inverted, _) in &per_segment {
+            let mut builder = inverted.terms().range().ge(start.as_bytes());
+            if let Some(end) = end {
+                builder = builder.lt(end.as_bytes());
+            }
+            streams.push(builder.into_stream()?);
+        }
+        let mut heads: Vec<Option<Vec<u8>>> = streams
+            .iter_mut()
+            .map(|s| {
+                if s.advance() {
+                    Some(s.key().to_vec())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        while let Some(smallest) = heads.iter().flatten().min().cloned() {
+            for (index, head) in heads.iter_mut().enumerate() {
+                if head.as_deref() != Some(smallest.as_slice()) {
+                    continue;
+                }
+                let (segment, inverted, store) = &per_segment[index];
+                let term_info = streams[index].value().clone();
+                let mut postings =
+                    inverted.read_postings_from_terminfo(&term_info, IndexRecordOption::Basic)?;
+                let alive = segment.alive_bitset();
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    if alive.is_none_or(|bits| bits.is_alive(doc)) {
+                        let document: TantivyDocument =
+                            store.get(doc).map_err(|e| index_error(&self.dir, e))?;
+                        if let Some(bytes) = document
+                            .get_first(self.fields.data)
+                            .and_then(|v| v.as_bytes())
+                        {
+                            match decode_capture(bytes) {
+                                Some(capture) => visit(capture),
+                                None => {
+                                    return Err(index_error(
+                                        &self.dir,
+                                        "undecodable capture document",
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    doc = postings.advance();
+                }
+                *head = if streams[index].advance() {
+                    Some(streams[index].key().to_vec())
+                } else {
+                    None
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// The captures stored under exactly `urlkey`.
+    pub fn lookup(&self, urlkey: &str) -> Result<Vec<Capture>> {
+        let searcher = self.reader.searcher();
+        let term = Term::from_field_text(self.fields.urlkey, urlkey);
+        let mut captures = Vec::new();
+        for segment in searcher.segment_readers() {
+            let inverted = segment
+                .inverted_index(self.fields.urlkey)
+                .map_err(|e| index_error(&self.dir, e))?;
+            let Some(mut postings) = inverted.read_postings(&term, IndexRecordOption::Basic)?
+            else {
+                continue;
+            };
+            let store = segment.get_store_reader(2)?;
+            let alive = segment.alive_bitset();
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                if alive.is_none_or(|bits| bits.is_alive(doc)) {
+                    let document: TantivyDocument =
+                        store.get(doc).map_err(|e| index_error(&self.dir, e))?;
+                    if let Some(capture) = document
+                        .get_first(self.fields.data)
+                        .and_then(|v| v.as_bytes())
+                        .and_then(decode_capture)
+                    {
+                        captures.push(capture);
+                    }
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(captures)
+    }
+
+    /// Number of live captures.
+    pub fn len(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Whether the index holds no capture.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Captures being added to the index.
+pub struct IndexBatch<'a> {
+    index: &'a CaptureIndex,
+    writer: IndexWriter,
+}
+
+impl IndexBatch<'_> {
+    /// Adds one capture.
+    pub fn add(&mut self, capture: &Capture) -> Result<()> {
+        let mut document = TantivyDocument::default();
+        document.add_text(self.index.fields.urlkey, &capture.urlkey);
+        document.add_text(self.index.fields.filename, &capture.filename);
+        document.add_bytes(self.index.fields.data, &encode_capture(capture));
+        self.writer
+            .add_document(document)
+            .map_err(|e| index_error(&self.index.dir, e))?;
+        Ok(())
+    }
+
+    /// Removes every capture of a file (before re-indexing a file that shrank).
+    pub fn remove_file(&mut self, filename: &str) {
+        self.writer
+            .delete_term(Term::from_field_text(self.index.fields.filename, filename));
+    }
+
+    /// Removes every capture.
+    pub fn remove_all(&mut self) -> Result<()> {
+        self.writer
+            .delete_all_documents()
+            .map_err(|e| index_error(&self.index.dir, e))?;
+        Ok(())
+    }
+
+    /// Commits everything added so far together with `checkpoint`: both become visible
+    /// atomically, so an interrupted run resumes exactly from the last commit.
+    pub fn commit(&mut self, checkpoint: &Checkpoint) -> Result<()> {
+        let payload = serde_json::to_string(checkpoint).map_err(io::Error::other)?;
+        let mut prepared = self
+            .writer
+            .prepare_commit()
+            .map_err(|e| index_error(&self.index.dir, e))?;
+        prepared.set_payload(&payload);
+        prepared
+            .commit()
+            .map_err(|e| index_error(&self.index.dir, e))?;
+        self.index.reload()
+    }
+
+    /// Waits for background merges and releases the writer.
+    pub fn finish(self) -> Result<()> {
+        self.writer
+            .wait_merging_threads()
+            .map_err(|e| index_error(&self.index.dir, e))
+    }
+}
