@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Installs the tools the interop tests compare ldwarc against: a Python venv at .venv with
 # warcio, fastwarc, cdxj-indexer, surt, rdflib and pyoxigraph from PyPI, and the pywb 2.10.0
-# sample archive (from the pywb wheel) under .ci/cache. Idempotent.
+# sample archive (from the pywb wheel) under .ci/cache, and pywb 2.10.0 itself in a second venv
+# at .venv-pywb. Idempotent.
+#
+# pywb gets its own venv because it conflicts with fastwarc: pywb requires `brotlipy`, fastwarc
+# requires Google's `brotli`, and both install a top-level module named `brotli` (with different
+# APIs), so whichever is installed last breaks the other's users.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +16,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/pip install --quiet --disable-pip-version-check \
   'warcio==1.8.1' 'fastwarc==2.0.1' 'cdxj-indexer==1.5.0' 'surt==0.3.1' 'rdflib==7.6.0' 'pyoxigraph==0.5.13'
+
+if [ ! -x .venv-pywb/bin/python ]; then
+  "$PYTHON" -m venv .venv-pywb
+fi
+.venv-pywb/bin/pip install --quiet --disable-pip-version-check 'pywb==2.10.0'
 
 sample=.ci/cache/pywb-2.10.0/sample_archive/warcs
 if [ ! -d "$sample" ]; then
@@ -31,3 +41,4 @@ PY
   rm -rf "$tmp"
 fi
 echo "interop tools ready: $(.venv/bin/python -c 'import warcio, fastwarc; print("warcio", warcio.__version__ if hasattr(warcio, "__version__") else "?")')"
+echo "pywb ready: $(.venv-pywb/bin/python -c 'import pywb; print("pywb", pywb.__version__)')"

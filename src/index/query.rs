@@ -337,7 +337,12 @@ pub fn apply(mut captures: Vec<Capture>, query: &CdxQuery) -> Vec<Capture> {
         });
     }
     if let Some(closest) = &query.closest {
-        let target = closest_seconds(closest);
+        // pywb reads `closest=now` as the current time.
+        let target = if closest == "now" {
+            Utc::now().timestamp()
+        } else {
+            closest_seconds(closest)
+        };
         // A stable sort: on equal distance the earlier capture stays first.
         captures.sort_by_key(|c| (closest_seconds(&c.timestamp) - target).abs());
     } else if query.sort == SortOrder::Reverse {
@@ -451,6 +456,40 @@ mod tests {
             .single()
             .map(|t| t.timestamp());
         assert_eq!(Some(closest_seconds("20140231")), feb);
+    }
+
+    #[test]
+    fn closest_now_is_the_current_time() {
+        let capture = |timestamp: &str| Capture {
+            urlkey: "org,example)/".into(),
+            timestamp: timestamp.into(),
+            time_micros: 0,
+            url: "http://example.org/".into(),
+            mime: None,
+            status: None,
+            digest: None,
+            length: 0,
+            offset: 0,
+            filename: String::new(),
+            record_type: "response".into(),
+            redirect: None,
+            record_id: None,
+            refers_to_url: None,
+            refers_to_timestamp: None,
+            original: None,
+        };
+        // Now lies between the two: the year-2990 capture is farther from now than 2020's,
+        // though nearer the year 2999 an unparsed "now" would stand for.
+        let captures = vec![capture("20200101000000"), capture("29900101000000")];
+        let query = CdxQuery {
+            closest: Some("now".into()),
+            ..CdxQuery::new("http://example.org/")
+        };
+        let order: Vec<String> = apply(captures, &query)
+            .into_iter()
+            .map(|c| c.timestamp)
+            .collect();
+        assert_eq!(order, ["20200101000000", "29900101000000"]);
     }
 
     #[test]

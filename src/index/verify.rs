@@ -148,7 +148,13 @@ fn original_exists(index: &CaptureIndex, revisit: &Capture) -> io::Result<bool> 
         &revisit.digest,
         revisit.refers_to_url.as_deref().unwrap_or(&revisit.url),
     ) else {
-        return Ok(false);
+        // No payload digest: the original is named by Refers-To-Target-URI and -Date.
+        return match (&revisit.refers_to_url, &revisit.refers_to_timestamp) {
+            (Some(url), Some(timestamp)) => {
+                Ok(super::indexer::find_original_at(index, url, timestamp)?.is_some())
+            }
+            _ => Ok(false),
+        };
     };
     let limit = revisit
         .refers_to_timestamp
