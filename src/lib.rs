@@ -5,5 +5,6 @@
 
 pub mod archive;
 pub mod cli;
+pub mod dynamics;
 pub mod index;
 pub mod warc;

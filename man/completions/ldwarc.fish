@@ -32,6 +32,7 @@ complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "index" -d 'Bring the 
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "cdx" -d 'Export the index as byte-sorted CDXJ (as cdxj-indexer writes) or CDX-11, streamed'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "query" -d 'Find captures by URL and time, with the pywb CDX server\'s semantics'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "recover" -d 'Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "plan" -d 'Plan re-crawling from the change models: (α, β)-currency periods and bandwidth'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "gen-docs" -d 'Write man pages and shell completions generated from this command line definition'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
@@ -71,13 +72,28 @@ text\t'Space-separated fields (`-` when absent)'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -s h -l help -d 'Print help'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency help" -s h -l help -d 'Print help'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency help" -f -a "currency" -d 'The re-indexing period that keeps an index (α, β)-current, or α for a given period'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l alpha -d 'Wanted probability that a random page is β-current, in (0, 1]; prints the period T' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l beta -d 'Grace period β: changes younger than this are forgiven' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l weibull -d 'Weibull distribution of the pages\' mean change times: SHAPE,SCALE (scale a duration)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l period -d 'Re-indexing period T; prints the α it gives (instead of --alpha)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l documents -d 'Number of documents in the index (for the bandwidth)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l mean-size -d 'Mean document size: bytes, or with a unit (12KB = 12,000 bytes, 12KiB = 12,288)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l json -d 'Print one JSON object (times in days) instead of text'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "currency" -d 'The re-indexing period that keeps an index (α, β)-current, or α for a given period'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -l out -d 'Output directory' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -s h -l help -d 'Print help'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "check" -d 'Validate WARC/ARC files: framing, gzip members, mandatory fields, digests, revisits'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "ls" -d 'List records: offset, length, type, date, status, mime, payload digest, target URI'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "index" -d 'Bring the capture index up to date with the WARC tree (incremental), or rebuild or verify it'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "cdx" -d 'Export the index as byte-sorted CDXJ (as cdxj-indexer writes) or CDX-11, streamed'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "query" -d 'Find captures by URL and time, with the pywb CDX server\'s semantics'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "recover" -d 'Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "gen-docs" -d 'Write man pages and shell completions generated from this command line definition'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover gen-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover plan gen-docs help" -f -a "check" -d 'Validate WARC/ARC files: framing, gzip members, mandatory fields, digests, revisits'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover plan gen-docs help" -f -a "ls" -d 'List records: offset, length, type, date, status, mime, payload digest, target URI'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover plan gen-docs help" -f -a "index" -d 'Bring the capture index up to date with the WARC tree (incremental), or rebuild or verify it'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover plan gen-docs help" -f -a "cdx" -d 'Export the index as byte-sorted CDXJ (as cdxj-indexer writes) or CDX-11, streamed'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover plan gen-docs help" -f -a "query" -d 'Find captures by URL and time, with the pywb CDX server\'s semantics'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover plan gen-docs help" -f -a "recover" -d 'Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover plan gen-docs help" -f -a "plan" -d 'Plan re-crawling from the change models: (α, β)-currency periods and bandwidth'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover plan gen-docs help" -f -a "gen-docs" -d 'Write man pages and shell completions generated from this command line definition'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query recover plan gen-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "currency" -d 'The re-indexing period that keeps an index (α, β)-current, or α for a given period'

@@ -3,6 +3,7 @@
 mod docs;
 mod index_commands;
 mod output;
+mod plan_commands;
 mod verify;
 mod warc_commands;
 
@@ -79,6 +80,8 @@ enum Command {
     Query(index_commands::QueryArgs),
     /// Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail.
     Recover(warc_commands::RecoverArgs),
+    /// Plan re-crawling from the change models: (α, β)-currency periods and bandwidth.
+    Plan(plan_commands::PlanArgs),
     /// Write man pages and shell completions generated from this command line definition.
     #[command(hide = true)]
     GenDocs {
@@ -98,6 +101,7 @@ pub fn run() -> i32 {
         Command::Index(args) => index_commands::index(args),
         Command::Cdx(args) => index_commands::cdx(args),
         Command::Query(args) => index_commands::query(args),
+        Command::Plan(args) => plan_commands::plan(args),
         Command::GenDocs { out } => docs::generate(&out).map(|()| 0),
     };
     match result {
