@@ -4,7 +4,7 @@
 use std::io::{self, BufRead, Read, Seek};
 use std::path::Path;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::surt::surt;
@@ -112,13 +112,17 @@ fn capture_of<R: Read + Seek>(
     record: &mut Record<'_, R>,
     filename: &str,
 ) -> Result<Option<Capture>, ReadError> {
-    let header = record.header.clone();
-    let record_type = header.record_type().unwrap_or("").to_string();
-    if !INDEXED_TYPES.contains(&record_type.as_str()) {
+    // Everything needed from the WARC header is taken before the block is read (which
+    // borrows the record), without copying the whole header.
+    let header = &record.header;
+    let Some(record_type) = header
+        .record_type()
+        .and_then(|t| INDEXED_TYPES.iter().find(|&&known| known == t))
+    else {
         return Ok(None);
-    }
+    };
     let warc_type = header.content_type().map(str::trim);
-    if matches!(record_type.as_str(), "resource" | "metadata")
+    if matches!(*record_type, "resource" | "metadata")
         && warc_type == Some("application/warc-fields")
     {
         return Ok(None);
@@ -130,23 +134,37 @@ fn capture_of<R: Read + Seek>(
         .date()
         .and_then(parse_warc_date)
         .unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
-    let has_http = matches!(record_type.as_str(), "response" | "revisit")
+    let has_http = matches!(*record_type, "response" | "revisit")
         && (url.starts_with("http:") || url.starts_with("https:"))
         && header.content_length().is_some_and(|n| n > 0);
-    let declared = header.get("WARC-Payload-Digest").map(canonical_digest);
-    let need_digest = declared.is_none() && record_type != "revisit";
-    let (head, computed) = read_head_and_digest(record, has_http, need_digest)?;
-    let mime = if record_type == "revisit" {
-        Some("warc/revisit".to_string())
-    } else if record_type == "response" {
-        head.as_ref()
-            .and_then(|h| h.header("Content-Type"))
-            .map(cut_mime)
+    let declared = header
+        .get("WARC-Payload-Digest")
+        .map(canonical_payload_digest);
+    let need_digest = declared.is_none() && *record_type != "revisit";
+    let header_mime = if matches!(*record_type, "revisit" | "response") {
+        None
     } else {
         header
             .get(crate::warc::arc::ARC_CONTENT_TYPE)
             .or(warc_type)
             .map(cut_mime)
+    };
+    let record_id = header.record_id().map(str::to_string);
+    let refers_to_url = header
+        .get("WARC-Refers-To-Target-URI")
+        .map(|u| crate::warc::header::strip_angle_brackets(u).to_string());
+    let refers_to_timestamp = header
+        .get("WARC-Refers-To-Date")
+        .and_then(parse_warc_date)
+        .map(timestamp_of);
+    let (head, computed) = read_head_and_digest(record, has_http, need_digest)?;
+    let mime = match *record_type {
+        "revisit" => Some("warc/revisit".to_string()),
+        "response" => head
+            .as_ref()
+            .and_then(|h| h.header("Content-Type"))
+            .map(cut_mime),
+        _ => header_mime,
     };
     let status = head.as_ref().and_then(|h| h.status);
     let redirect = head
@@ -156,7 +174,7 @@ fn capture_of<R: Read + Seek>(
         .map(str::to_string);
     Ok(Some(Capture {
         urlkey: surt(&url),
-        timestamp: wayback_timestamp(time),
+        timestamp: timestamp_of(time),
         time_micros: time.timestamp_micros(),
         url,
         mime: mime.filter(|m| !m.is_empty()),
@@ -165,18 +183,56 @@ fn capture_of<R: Read + Seek>(
         length: 0,
         offset: record.offset,
         filename: filename.to_string(),
-        record_type,
+        record_type: record_type.to_string(),
         redirect,
-        record_id: header.record_id().map(str::to_string),
-        refers_to_url: header
-            .get("WARC-Refers-To-Target-URI")
-            .map(|u| crate::warc::header::strip_angle_brackets(u).to_string()),
-        refers_to_timestamp: header
-            .get("WARC-Refers-To-Date")
-            .and_then(parse_warc_date)
-            .map(wayback_timestamp),
+        record_id,
+        refers_to_url,
+        refers_to_timestamp,
         original: None,
     }))
+}
+
+/// [`wayback_timestamp`] without parsing a format string for every record (the common
+/// four-digit years; others go through chrono).
+fn timestamp_of(time: DateTime<Utc>) -> String {
+    let year = time.year();
+    if !(0..=9999).contains(&year) {
+        return wayback_timestamp(time);
+    }
+    let mut digits = [0u8; 14];
+    let mut put = |at: usize, width: usize, mut value: u32| {
+        for i in (at..at + width).rev() {
+            digits[i] = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+    };
+    put(0, 4, year as u32);
+    put(4, 2, time.month());
+    put(6, 2, time.day());
+    put(8, 2, time.hour());
+    put(10, 2, time.minute());
+    // A leap second (chrono's second 59 with nanoseconds past 1e9) formats as 60.
+    put(
+        12,
+        2,
+        time.second() + u32::from(time.nanosecond() >= 1_000_000_000),
+    );
+    digits.iter().map(|&d| d as char).collect()
+}
+
+/// A payload digest in ldwarc's spelling; values already spelled that way (what ldwarc
+/// writes) are taken as they are instead of being decoded and encoded again.
+fn canonical_payload_digest(value: &str) -> String {
+    let trimmed = value.trim();
+    if let Some(base32) = trimmed.strip_prefix("sha1:")
+        && base32.len() == 32
+        && base32
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b))
+    {
+        return trimmed.to_string();
+    }
+    canonical_digest(value)
 }
 
 /// The media type as `cdxj-indexer` writes it: cut at the first `;` or white space.
@@ -238,4 +294,60 @@ fn read_head_and_digest<R: Read + Seek>(
             .map_or_else(|| crate::warc::sha1_digest(b""), |p| p.to_canonical())
     });
     Ok((head, digest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamp_fast_path_agrees_with_chrono() {
+        use chrono::TimeZone;
+        for (y, mo, d, h, mi, s) in [
+            (2026, 1, 1, 0, 0, 0),
+            (1999, 12, 31, 23, 59, 59),
+            (1, 2, 3, 4, 5, 6),
+            (9999, 12, 31, 23, 59, 59),
+        ] {
+            let time = Utc
+                .with_ymd_and_hms(y, mo, d, h, mi, s)
+                .single()
+                .expect("date");
+            assert_eq!(timestamp_of(time), wayback_timestamp(time));
+        }
+        for text in [
+            "2016-12-31T23:59:60Z",
+            "2026-11-21T10:00:00.123456Z",
+            "1970-01-01T00:00:00Z",
+            "0099-05-05T05:05:05Z",
+        ] {
+            if let Some(time) = parse_warc_date(text) {
+                assert_eq!(timestamp_of(time), wayback_timestamp(time), "{text}");
+            }
+        }
+        let far = Utc
+            .with_ymd_and_hms(12345, 1, 1, 0, 0, 0)
+            .single()
+            .expect("date");
+        assert_eq!(timestamp_of(far), wayback_timestamp(far));
+    }
+
+    #[test]
+    fn payload_digest_fast_path_agrees_with_the_general_one() {
+        for value in [
+            "sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A",
+            " sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A ",
+            "sha1:b2ltwwpuoyah7uipq7zupq4vmbsvc36a",
+            "SHA1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A",
+            "sha1:0ed73b5a833e1bd9f7e8b9bfe8e5c3ee30da2f2c",
+            "sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36",
+            "md5:whatever",
+        ] {
+            assert_eq!(
+                canonical_payload_digest(value),
+                canonical_digest(value),
+                "{value}"
+            );
+        }
+    }
 }

@@ -2,22 +2,34 @@
 //! (new files, and files that grew since the last run) or from scratch on all cores.
 
 use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::capture::{Capture, RecordLocation, read_captures};
-use super::store::{CaptureIndex, Checkpoint, FileMark, IndexBatch};
+use super::store::{CaptureIndex, Checkpoint, DocumentBuilder, FileMark, IndexBatch, Snapshot};
 use super::surt::surt;
 use crate::archive::{Archive, walk_warc_files};
 use crate::warc::ReadError;
+use tantivy::TantivyDocument;
 
 /// Commit at least this often (captures), so a killed run loses little work.
 const COMMIT_EVERY_CAPTURES: usize = 200_000;
+/// Environment variable overriding [`COMMIT_EVERY_CAPTURES`] (a positive number of
+/// captures). Meant for tests that kill runs between commits; the default suits real use.
+pub const COMMIT_EVERY_ENV: &str = "LDWARC_INDEX_COMMIT_EVERY";
 /// …or this often (time).
 const COMMIT_EVERY: Duration = Duration::from_secs(30);
+/// Captures a reading thread hands over at a time.
+const CHUNK: usize = 1024;
+/// Chunks all reading threads together may have waiting (about 140 MB of captures): bounds
+/// memory whatever the file sizes. Files are consumed in order, so a thread reading ahead
+/// keeps working only while it can buffer its file; this lets every thread buffer a whole
+/// file of up to 256k captures / threads.
+const CHUNKS_IN_FLIGHT: usize = 256;
 
 /// What `ldwarc index` should do.
 #[derive(Debug, Clone, Default)]
@@ -50,12 +62,123 @@ struct FileWork {
     size: u64,
 }
 
-struct FileResult {
-    name: String,
-    size: u64,
-    captures: Vec<Capture>,
-    end: u64,
-    errors: Vec<ReadError>,
+/// What a reading thread hands the writer, in file order.
+enum Piece {
+    /// The next captures of the file.
+    Captures(Vec<Prepared>),
+    /// The file is done: where its indexed part ends, and the damage found.
+    End { end: u64, errors: Vec<ReadError> },
+    /// The file could not be read.
+    Failed(io::Error),
+}
+
+/// A capture made ready by a reading thread.
+enum Prepared {
+    /// Not a revisit: its document, and what makes it a candidate original.
+    Ready {
+        document: TantivyDocument,
+        original: Candidate,
+    },
+    /// A revisit: resolved (which needs every capture before it) and encoded in order.
+    Revisit(Box<Capture>),
+}
+
+/// A non-revisit capture as a candidate original of later revisits.
+struct Candidate {
+    /// Key of (urlkey, payload digest), if there is a digest.
+    by_digest: Option<u128>,
+    /// Key of (exact URL, timestamp).
+    by_time: u128,
+    timestamp: Timestamp,
+    time_micros: i64,
+    offset: u64,
+    length: u64,
+}
+
+impl Candidate {
+    fn of(capture: &Capture) -> Self {
+        Self {
+            by_digest: capture
+                .digest
+                .as_deref()
+                .map(|digest| key(&capture.urlkey, digest)),
+            by_time: key(&capture.url, &capture.timestamp),
+            timestamp: Timestamp::new(&capture.timestamp),
+            time_micros: capture.time_micros,
+            offset: capture.offset,
+            length: capture.length,
+        }
+    }
+}
+
+/// A timestamp held inline (up to 16 bytes, zero-padded, so it compares as the string does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Timestamp([u8; 16]);
+
+impl Timestamp {
+    fn new(text: &str) -> Self {
+        let mut bytes = [0; 16];
+        let n = text.len().min(16);
+        bytes[..n].copy_from_slice(&text.as_bytes()[..n]);
+        Self(bytes)
+    }
+}
+
+/// A 128-bit key of two strings (two SipHash passes): the in-run maps hold keys instead of
+/// strings, which keeps a rebuild's memory and hashing small; a false match would need a
+/// 128-bit collision.
+fn key(a: &str, b: &str) -> u128 {
+    let mut first = DefaultHasher::new();
+    (0u8, a, b).hash(&mut first);
+    let mut second = DefaultHasher::new();
+    (1u8, a, b).hash(&mut second);
+    (u128::from(first.finish()) << 64) | u128::from(second.finish())
+}
+
+/// Hashes the (already random) 128-bit keys by folding them.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u128(&mut self, value: u128) {
+        self.0 = (value as u64) ^ ((value >> 64) as u64);
+    }
+}
+
+type KeyMap = HashMap<u128, usize, BuildHasherDefault<KeyHasher>>;
+
+const NO_ENTRY: usize = usize::MAX;
+
+/// One candidate original recorded in this run.
+struct Entry {
+    timestamp: Timestamp,
+    time_micros: i64,
+    offset: u64,
+    length: u64,
+    /// Position of its file in the run's work list.
+    file: usize,
+    /// The previous entry with the same (urlkey, digest) key.
+    next: usize,
+}
+
+/// The non-revisit captures of this run, as candidate originals.
+#[derive(Default)]
+struct Originals {
+    /// (urlkey, digest) key → latest entry recorded; entries chain to earlier ones.
+    by_digest: KeyMap,
+    /// (URL, timestamp) key → best-ranked entry.
+    by_time: KeyMap,
+    entries: Vec<Entry>,
 }
 
 /// Updates the index of `archive`. `progress` is called after each file with
@@ -112,131 +235,229 @@ pub fn update_index(
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
+    let builder = index.document_builder();
     let mut adder = Adder {
-        index: &index,
         batch,
+        builder,
+        scratch: Vec::with_capacity(1024),
         checkpoint,
+        commit_every: commit_every(),
         pending: 0,
         last_commit: Instant::now(),
-        originals: HashMap::new(),
+        files: work.iter().map(|w| w.name.clone()).collect(),
+        originals: Originals::default(),
+        // Revisits resolve against this run's captures and the index as it was when the run
+        // started (what this run commits is in its own maps already). A rebuild must not
+        // look at the index it replaces: that holds files this run has not read yet, which
+        // an uninterrupted run from scratch would not know.
+        committed: Some(index.snapshot()).filter(|s| !options.rebuild && !s.is_empty()),
     };
-    read_files_in_order(&work, threads, |done, result| {
-        progress(done, work.len());
-        let result = result?;
-        adder.add_file(result, &mut run)
+    read_files_in_order(&work, threads, builder, |file, piece| {
+        let done = matches!(piece, Piece::End { .. });
+        adder.add(file, &work[file], piece, &mut run)?;
+        if done {
+            progress(file + 1, work.len());
+        }
+        Ok(())
     })?;
     adder.commit()?;
     adder.batch.finish()?;
     Ok(run)
 }
 
+/// Captures between commits: [`COMMIT_EVERY_ENV`] if set to a positive number, else the default.
+fn commit_every() -> usize {
+    std::env::var(COMMIT_EVERY_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(COMMIT_EVERY_CAPTURES)
+}
+
 fn relative_name(warc_dir: &Path, path: &Path) -> String {
     Archive::new(warc_dir).relative(path)
 }
 
-/// Reads files on `threads` workers and hands their results to `consume` in file order.
+/// Reads files on `threads` workers and hands what they read to `consume` in file order,
+/// in chunks, as (position in `work`, piece). File `i` is read by worker `i % threads`, each
+/// worker with its own bounded channel, so memory stays bounded however large the files are.
 fn read_files_in_order(
     work: &[FileWork],
     threads: usize,
-    mut consume: impl FnMut(usize, io::Result<FileResult>) -> io::Result<()>,
+    builder: DocumentBuilder,
+    mut consume: impl FnMut(usize, Piece) -> io::Result<()>,
 ) -> io::Result<()> {
-    let next = AtomicUsize::new(0);
-    // A bounded channel keeps memory in check when readers outpace the index writer.
-    let (sender, receiver) = mpsc::sync_channel(threads * 2);
+    let threads = threads.min(work.len()).max(1);
     std::thread::scope(|scope| {
-        for _ in 0..threads.min(work.len()).max(1) {
-            let sender = sender.clone();
-            let next = &next;
+        let mut receivers = Vec::with_capacity(threads);
+        for worker in 0..threads {
+            let (sender, receiver) = mpsc::sync_channel((CHUNKS_IN_FLIGHT / threads).max(8));
+            receivers.push(receiver);
             scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = work.get(i) else { break };
-                    if sender.send((i, read_file(item))).is_err() {
+                for item in work.iter().skip(worker).step_by(threads) {
+                    if !read_file(item, builder, &sender) {
                         break;
                     }
                 }
             });
         }
-        drop(sender);
-        let mut pending = std::collections::BTreeMap::new();
-        let mut expected = 0;
-        for (i, result) in receiver {
-            pending.insert(i, result);
-            while let Some(result) = pending.remove(&expected) {
-                expected += 1;
-                consume(expected, result)?;
+        // Returning early drops the receivers, which stops the workers.
+        for (i, _) in work.iter().enumerate() {
+            loop {
+                let piece = receivers[i % threads]
+                    .recv()
+                    .map_err(|_| io::Error::other("a reading thread stopped unexpectedly"))?;
+                let last = !matches!(piece, Piece::Captures(_));
+                consume(i, piece)?;
+                if last {
+                    break;
+                }
             }
         }
         Ok(())
     })
 }
 
-fn read_file(item: &FileWork) -> io::Result<FileResult> {
-    let mut captures = Vec::new();
+/// Reads one file and sends its pieces; false when the receiving side is gone.
+fn read_file(item: &FileWork, builder: DocumentBuilder, sender: &mpsc::SyncSender<Piece>) -> bool {
+    let mut chunk = Vec::with_capacity(CHUNK);
+    let mut scratch = Vec::with_capacity(1024);
     let mut errors = Vec::new();
-    let end = read_captures(
+    let mut gone = false;
+    let result = read_captures(
         &item.path,
         &item.name,
         item.start,
-        |c| captures.push(c),
+        |capture| {
+            if gone {
+                return;
+            }
+            chunk.push(if capture.record_type == "revisit" {
+                Prepared::Revisit(Box::new(capture))
+            } else {
+                Prepared::Ready {
+                    original: Candidate::of(&capture),
+                    document: builder.build(&capture, &mut scratch),
+                }
+            });
+            if chunk.len() == CHUNK {
+                let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
+                gone = sender.send(Piece::Captures(full)).is_err();
+            }
+        },
         |e| errors.push(e),
-    )
-    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", item.path.display())))?;
-    Ok(FileResult {
-        name: item.name.clone(),
-        size: item.size,
-        captures,
-        end,
-        errors,
-    })
+    );
+    if gone {
+        return false;
+    }
+    let last = match result {
+        Ok(end) => {
+            if !chunk.is_empty() && sender.send(Piece::Captures(chunk)).is_err() {
+                return false;
+            }
+            Piece::End { end, errors }
+        }
+        Err(e) => Piece::Failed(io::Error::new(
+            e.kind(),
+            format!("{}: {e}", item.path.display()),
+        )),
+    };
+    sender.send(last).is_ok()
 }
 
 struct Adder<'a> {
-    index: &'a CaptureIndex,
     batch: IndexBatch<'a>,
+    builder: DocumentBuilder,
+    scratch: Vec<u8>,
     checkpoint: Checkpoint,
+    commit_every: usize,
     pending: usize,
     last_commit: Instant,
-    /// Originals seen in this run, by (urlkey, digest): (timestamp, location), latest last.
-    originals: HashMap<(String, String), Vec<(String, RecordLocation)>>,
+    /// The names of the files of this run, by position in the work list.
+    files: Vec<String>,
+    /// Non-revisit captures seen in this run, as candidate originals.
+    originals: Originals,
+    /// The index as committed before this run, where originals are also looked up (none
+    /// when rebuilding or when it was empty).
+    committed: Option<Snapshot<'a>>,
+}
+
+/// How candidate originals rank: the latest time wins, then file name and offset. A total
+/// order, so the choice depends neither on the order files are read in nor on which run
+/// (killed, resumed, uninterrupted) read them.
+fn rank((time_micros, location): &(i64, RecordLocation)) -> (i64, &str, u64) {
+    (*time_micros, location.filename.as_str(), location.offset)
+}
+
+/// The better-ranked of two candidate originals.
+fn better(
+    a: Option<(i64, RecordLocation)>,
+    b: Option<(i64, RecordLocation)>,
+) -> Option<RecordLocation> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if rank(&b) > rank(&a) { b.1 } else { a.1 }),
+        (a, b) => a.or(b).map(|(_, location)| location),
+    }
+}
+
+fn location_of(capture: &Capture) -> (i64, RecordLocation) {
+    (
+        capture.time_micros,
+        RecordLocation {
+            filename: capture.filename.clone(),
+            offset: capture.offset,
+            length: capture.length,
+        },
+    )
 }
 
 impl Adder<'_> {
-    fn add_file(&mut self, result: FileResult, run: &mut IndexRun) -> io::Result<()> {
-        for mut capture in result.captures {
-            if capture.record_type == "revisit" {
-                capture.original = self.resolve_original(&capture)?;
-                if capture.original.is_none() {
-                    run.unresolved_revisits += 1;
+    /// Adds a piece of `file`, whose position in the work list is `file_number`.
+    fn add(
+        &mut self,
+        file_number: usize,
+        file: &FileWork,
+        piece: Piece,
+        run: &mut IndexRun,
+    ) -> io::Result<()> {
+        match piece {
+            Piece::Captures(captures) => {
+                for prepared in captures {
+                    let document = match prepared {
+                        Prepared::Ready { document, original } => {
+                            self.record(original, file_number);
+                            document
+                        }
+                        Prepared::Revisit(mut capture) => {
+                            capture.original = self.resolve_original(&capture)?;
+                            if capture.original.is_none() {
+                                run.unresolved_revisits += 1;
+                            }
+                            self.builder.build(&capture, &mut self.scratch)
+                        }
+                    };
+                    self.batch.add_document(document)?;
+                    run.captures_added += 1;
+                    self.pending += 1;
                 }
-            } else if let Some(digest) = &capture.digest {
-                self.originals
-                    .entry((capture.urlkey.clone(), digest.clone()))
-                    .or_default()
-                    .push((
-                        capture.timestamp.clone(),
-                        RecordLocation {
-                            filename: capture.filename.clone(),
-                            offset: capture.offset,
-                            length: capture.length,
-                        },
-                    ));
             }
-            self.batch.add(&capture)?;
-            run.captures_added += 1;
-            self.pending += 1;
-        }
-        run.errors
-            .extend(result.errors.into_iter().map(|e| (result.name.clone(), e)));
-        self.checkpoint.files.insert(
-            result.name,
-            FileMark {
-                end: result.end,
-                size: result.size,
-            },
-        );
-        if self.pending >= COMMIT_EVERY_CAPTURES || self.last_commit.elapsed() >= COMMIT_EVERY {
-            self.commit()?;
+            Piece::End { end, errors } => {
+                run.errors
+                    .extend(errors.into_iter().map(|e| (file.name.clone(), e)));
+                self.checkpoint.files.insert(
+                    file.name.clone(),
+                    FileMark {
+                        end,
+                        size: file.size,
+                    },
+                );
+                // Commits happen only here, between files, so a commit never holds part of
+                // a file.
+                if self.pending >= self.commit_every || self.last_commit.elapsed() >= COMMIT_EVERY {
+                    self.commit()?;
+                }
+            }
+            Piece::Failed(error) => return Err(error),
         }
         Ok(())
     }
@@ -248,29 +469,131 @@ impl Adder<'_> {
         Ok(())
     }
 
+    /// Records a non-revisit capture as a candidate original.
+    fn record(&mut self, candidate: Candidate, file: usize) {
+        let entry = self.originals.entries.len();
+        let next = match candidate.by_digest {
+            Some(key) => self
+                .originals
+                .by_digest
+                .insert(key, entry)
+                .unwrap_or(NO_ENTRY),
+            None => NO_ENTRY,
+        };
+        self.originals.entries.push(Entry {
+            timestamp: candidate.timestamp,
+            time_micros: candidate.time_micros,
+            offset: candidate.offset,
+            length: candidate.length,
+            file,
+            next,
+        });
+        let best = *self
+            .originals
+            .by_time
+            .entry(candidate.by_time)
+            .or_insert(entry);
+        if best != entry && self.entry_rank(entry) > self.entry_rank(best) {
+            self.originals.by_time.insert(candidate.by_time, entry);
+        }
+    }
+
+    fn entry_rank(&self, entry: usize) -> (i64, &str, u64) {
+        let entry = &self.originals.entries[entry];
+        let file = self.files.get(entry.file).map_or("", String::as_str);
+        (entry.time_micros, file, entry.offset)
+    }
+
+    fn candidate(&self, entry: usize) -> (i64, RecordLocation) {
+        let found = &self.originals.entries[entry];
+        (
+            found.time_micros,
+            RecordLocation {
+                filename: self.files.get(found.file).cloned().unwrap_or_default(),
+                offset: found.offset,
+                length: found.length,
+            },
+        )
+    }
+
     /// The original of a revisit: the latest non-revisit capture under the referred-to URL's
     /// key with the same payload digest, at or before the referred-to date (or the revisit's
     /// own date). Keys, not exact URLs, are compared, as pywb does: an `https` revisit of an
-    /// `http` original resolves.
+    /// `http` original resolves. A revisit without a payload digest (`server-not-modified`)
+    /// resolves by `WARC-Refers-To-Target-URI` and `WARC-Refers-To-Date`: the non-revisit
+    /// capture of exactly that URL at that timestamp. Candidates are those of this run and of
+    /// the committed index (everything read before); the best by [`rank`] wins.
     fn resolve_original(&self, revisit: &Capture) -> io::Result<Option<RecordLocation>> {
         let Some(digest) = &revisit.digest else {
-            return Ok(None);
+            let (Some(url), Some(timestamp)) =
+                (&revisit.refers_to_url, &revisit.refers_to_timestamp)
+            else {
+                return Ok(None);
+            };
+            let in_run = self
+                .originals
+                .by_time
+                .get(&key(url, timestamp))
+                .map(|&entry| self.candidate(entry));
+            let in_index = match &self.committed {
+                Some(committed) => best_of(committed.lookup(&surt(url))?, |c| {
+                    c.record_type != "revisit" && c.url == *url && c.timestamp == *timestamp
+                }),
+                None => None,
+            };
+            return Ok(better(in_run, in_index));
         };
         let url = revisit.refers_to_url.as_deref().unwrap_or(&revisit.url);
         let limit = revisit
             .refers_to_timestamp
             .as_deref()
             .unwrap_or(&revisit.timestamp);
-        let in_run = self
+        let limit_key = Timestamp::new(limit);
+        let mut best: Option<usize> = None;
+        let mut at = self
             .originals
-            .get(&(surt(url), digest.clone()))
-            .and_then(|found| found.iter().rev().find(|(ts, _)| ts.as_str() <= limit))
-            .map(|(_, location)| location.clone());
-        if in_run.is_some() {
-            return Ok(in_run);
+            .by_digest
+            .get(&key(&surt(url), digest))
+            .copied()
+            .unwrap_or(NO_ENTRY);
+        while at != NO_ENTRY {
+            let entry = &self.originals.entries[at];
+            if entry.timestamp <= limit_key
+                && best.is_none_or(|b| self.entry_rank(at) > self.entry_rank(b))
+            {
+                best = Some(at);
+            }
+            at = entry.next;
         }
-        find_original(self.index, url, digest, limit)
+        let in_run = best.map(|entry| self.candidate(entry));
+        let in_index = match &self.committed {
+            Some(committed) => best_of(committed.lookup(&surt(url))?, |c| {
+                is_original(c, digest, limit)
+            }),
+            None => None,
+        };
+        Ok(better(in_run, in_index))
     }
+}
+
+/// The best-ranked of `candidates` that `keep` accepts.
+fn best_of(
+    candidates: Vec<Capture>,
+    keep: impl Fn(&Capture) -> bool,
+) -> Option<(i64, RecordLocation)> {
+    candidates
+        .iter()
+        .filter(|c| keep(c))
+        .map(location_of)
+        .max_by(|a, b| rank(a).cmp(&rank(b)))
+}
+
+/// Whether `capture` can be the original of a revisit with payload digest `digest` that
+/// refers to a time at or before `limit`.
+fn is_original(capture: &Capture, digest: &str, limit: &str) -> bool {
+    capture.record_type != "revisit"
+        && capture.digest.as_deref() == Some(digest)
+        && capture.timestamp.as_str() <= limit
 }
 
 /// Looks up the original of a revisit in the committed index.
@@ -280,15 +603,21 @@ pub fn find_original(
     digest: &str,
     limit: &str,
 ) -> io::Result<Option<RecordLocation>> {
-    let candidates = index.lookup(&surt(url))?;
-    Ok(candidates
-        .into_iter()
-        .filter(|c| c.record_type != "revisit" && c.digest.as_deref() == Some(digest))
-        .filter(|c| c.timestamp.as_str() <= limit)
-        .max_by(|a, b| a.time_micros.cmp(&b.time_micros))
-        .map(|c| RecordLocation {
-            filename: c.filename,
-            offset: c.offset,
-            length: c.length,
-        }))
+    Ok(
+        best_of(index.lookup(&surt(url))?, |c| is_original(c, digest, limit))
+            .map(|(_, location)| location),
+    )
+}
+
+/// Looks up, in the committed index, the non-revisit capture of exactly `url` at `timestamp`
+/// (the original a revisit without a payload digest refers to by URI and date).
+pub fn find_original_at(
+    index: &CaptureIndex,
+    url: &str,
+    timestamp: &str,
+) -> io::Result<Option<RecordLocation>> {
+    Ok(best_of(index.lookup(&surt(url))?, |c| {
+        c.record_type != "revisit" && c.url == url && c.timestamp == timestamp
+    })
+    .map(|(_, location)| location))
 }

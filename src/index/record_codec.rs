@@ -5,15 +5,22 @@ use super::capture::{Capture, RecordLocation};
 
 const FIELDS: usize = 18;
 
-fn escape(value: &str) -> std::borrow::Cow<'_, str> {
-    if value.contains(['\t', '\n', '%']) {
-        value
-            .replace('%', "%25")
-            .replace('\t', "%09")
-            .replace('\n', "%0A")
-            .into()
-    } else {
-        value.into()
+fn needs_escape(value: &str) -> bool {
+    memchr::memchr3(b'\t', b'\n', b'%', value.as_bytes()).is_some()
+}
+
+fn push_escaped(out: &mut Vec<u8>, value: &str) {
+    if !needs_escape(value) {
+        out.extend_from_slice(value.as_bytes());
+        return;
+    }
+    for byte in value.bytes() {
+        match byte {
+            b'%' => out.extend_from_slice(b"%25"),
+            b'\t' => out.extend_from_slice(b"%09"),
+            b'\n' => out.extend_from_slice(b"%0A"),
+            other => out.push(other),
+        }
     }
 }
 
@@ -28,44 +35,78 @@ fn unescape(value: &str) -> String {
     }
 }
 
-fn opt(value: Option<&str>) -> std::borrow::Cow<'_, str> {
-    value.map_or("".into(), escape)
+fn push_number(out: &mut Vec<u8>, value: impl Into<i128>) {
+    let value: i128 = value.into();
+    let mut digits = [0u8; 40];
+    let mut at = digits.len();
+    let mut rest = value.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if value < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// Encodes a capture for the doc store.
+#[cfg(test)]
 pub fn encode_capture(capture: &Capture) -> Vec<u8> {
-    let status = capture.status.map(|s| s.to_string()).unwrap_or_default();
-    let fields: [std::borrow::Cow<'_, str>; FIELDS] = [
-        escape(&capture.urlkey),
-        capture.timestamp.as_str().into(),
-        capture.time_micros.to_string().into(),
-        escape(&capture.url),
-        opt(capture.mime.as_deref()),
-        status.into(),
-        opt(capture.digest.as_deref()),
-        capture.length.to_string().into(),
-        capture.offset.to_string().into(),
-        escape(&capture.filename),
-        escape(&capture.record_type),
-        opt(capture.redirect.as_deref()),
-        opt(capture.record_id.as_deref()),
-        opt(capture.refers_to_url.as_deref()),
-        opt(capture.refers_to_timestamp.as_deref()),
-        opt(capture.original.as_ref().map(|o| o.filename.as_str())),
-        capture
-            .original
-            .as_ref()
-            .map(|o| o.offset.to_string())
-            .unwrap_or_default()
-            .into(),
-        capture
-            .original
-            .as_ref()
-            .map(|o| o.length.to_string())
-            .unwrap_or_default()
-            .into(),
-    ];
-    fields.join("\t").into_bytes()
+    let mut out = Vec::with_capacity(256);
+    encode_capture_into(capture, &mut out);
+    out
+}
+
+/// Appends the encoding of a capture to `out` (no allocation beyond `out` growing).
+pub fn encode_capture_into(capture: &Capture, out: &mut Vec<u8>) {
+    let tab = |out: &mut Vec<u8>| out.push(b'\t');
+    push_escaped(out, &capture.urlkey);
+    tab(out);
+    out.extend_from_slice(capture.timestamp.as_bytes());
+    tab(out);
+    push_number(out, capture.time_micros);
+    tab(out);
+    push_escaped(out, &capture.url);
+    tab(out);
+    push_escaped(out, capture.mime.as_deref().unwrap_or(""));
+    tab(out);
+    if let Some(status) = capture.status {
+        push_number(out, status);
+    }
+    tab(out);
+    push_escaped(out, capture.digest.as_deref().unwrap_or(""));
+    tab(out);
+    push_number(out, capture.length);
+    tab(out);
+    push_number(out, capture.offset);
+    tab(out);
+    push_escaped(out, &capture.filename);
+    tab(out);
+    push_escaped(out, &capture.record_type);
+    tab(out);
+    push_escaped(out, capture.redirect.as_deref().unwrap_or(""));
+    tab(out);
+    push_escaped(out, capture.record_id.as_deref().unwrap_or(""));
+    tab(out);
+    push_escaped(out, capture.refers_to_url.as_deref().unwrap_or(""));
+    tab(out);
+    push_escaped(out, capture.refers_to_timestamp.as_deref().unwrap_or(""));
+    tab(out);
+    if let Some(original) = &capture.original {
+        push_escaped(out, &original.filename);
+        tab(out);
+        push_number(out, original.offset);
+        tab(out);
+        push_number(out, original.length);
+    } else {
+        tab(out);
+        tab(out);
+    }
 }
 
 /// Decodes what [`encode_capture`] wrote; `None` for anything else.
@@ -136,7 +177,20 @@ mod tests {
                 length: 6,
             }),
         };
-        assert_eq!(decode_capture(&encode_capture(&capture)), Some(capture));
+        assert_eq!(
+            decode_capture(&encode_capture(&capture)),
+            Some(capture.clone())
+        );
         assert_eq!(decode_capture(b"garbage"), None);
+        let bare = Capture {
+            time_micros: -1_234_567,
+            status: None,
+            digest: None,
+            redirect: None,
+            original: None,
+            refers_to_url: Some("http://example.org/%\n".into()),
+            ..capture
+        };
+        assert_eq!(decode_capture(&encode_capture(&bare)), Some(bare));
     }
 }
