@@ -40,5 +40,5 @@ with zipfile.ZipFile(wheel) as z:
 PY
   rm -rf "$tmp"
 fi
-echo "interop tools ready: $(.venv/bin/python -c 'import warcio, fastwarc; print("warcio", warcio.__version__ if hasattr(warcio, "__version__") else "?")')"
+echo "interop tools ready: $(.venv/bin/python -c 'from importlib.metadata import version as v; print(", ".join(f"{p} {v(p)}" for p in ("warcio", "fastwarc", "cdxj-indexer", "surt", "rdflib", "pyoxigraph")))')"
 echo "pywb ready: $(.venv-pywb/bin/python -c 'import pywb; print("pywb", pywb.__version__)')"
