@@ -418,8 +418,15 @@ fn sigkill_at_random_points_loses_no_complete_record() {
         for snapshot in &snapshots {
             let final_path = final_path(&snapshot.open_path);
             if snapshot.open_path.exists() {
+                // Left for the next writer run. A file without a complete record (killed
+                // between creating it and flushing its `warcinfo`, likely when the process is
+                // starved of CPU) holds nothing to keep: recovery removes it, and as its name
+                // then is free again, the next writer may create a new file under the same
+                // name in the same second. So only files with records are expected to last.
                 still_open += snapshot.records.len();
-                expected.insert(final_path, snapshot.records.clone());
+                if !snapshot.records.is_empty() {
+                    expected.insert(final_path, snapshot.records.clone());
+                }
             } else if snapshot.records.is_empty() {
                 assert!(!final_path.exists());
             } else {
