@@ -8,7 +8,7 @@ mod writer;
 
 pub use layout::{Archive, file_name, is_warc_file_name, pay_level_domain, walk_warc_files};
 pub use recover::{Recovery, recover_file, recover_open_files};
-pub use writer::{ArchiveWriter, ArchiveWriterOptions, StoredRecord};
+pub use writer::{ArchiveWriter, ArchiveWriterOptions, StoredRecord, lock_archive};
 
 /// Suffix of a WARC file that is still being written.
 pub const OPEN_SUFFIX: &str = ".open";

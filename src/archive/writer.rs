@@ -89,22 +89,7 @@ impl ArchiveWriter {
         options: ArchiveWriterOptions,
     ) -> io::Result<(Self, Vec<Recovery>)> {
         let archive = Archive::new(root);
-        fs::create_dir_all(archive.state_dir())?;
-        let lock_path = archive.state_dir().join("writer.lock");
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)?;
-        lock.try_lock().map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::WouldBlock,
-                format!(
-                    "{}: another ldwarc process is writing this archive",
-                    archive.root().display()
-                ),
-            )
-        })?;
+        let lock = lock_archive(&archive)?;
         let recoveries = recover_open_files(&archive.warc_dir())?;
         Ok((
             Self {
@@ -259,6 +244,28 @@ impl ArchiveWriter {
         }
         fields
     }
+}
+
+/// Takes the archive's writer lock (`state/writer.lock`), held until the file is dropped.
+/// Fails at once if another process holds it.
+pub fn lock_archive(archive: &Archive) -> io::Result<File> {
+    fs::create_dir_all(archive.state_dir())?;
+    let lock_path = archive.state_dir().join("writer.lock");
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)?;
+    lock.try_lock().map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::WouldBlock,
+            format!(
+                "{}: another ldwarc process is writing this archive",
+                archive.root().display()
+            ),
+        )
+    })?;
+    Ok(lock)
 }
 
 impl Drop for ArchiveWriter {

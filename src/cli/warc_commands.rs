@@ -229,6 +229,8 @@ fn write_summary(
 /// `ldwarc recover`.
 pub fn recover(args: RecoverArgs) -> io::Result<i32> {
     let archive = Archive::new(&args.root.root);
+    // Never cut the open files of a writer that is still running.
+    let _lock = archive::lock_archive(&archive)?;
     let recoveries = archive::recover_open_files(&archive.warc_dir())?;
     let mut out = output::stdout();
     for recovery in &recoveries {
