@@ -261,8 +261,58 @@ pub fn update_index(
         Ok(())
     })?;
     adder.commit()?;
-    adder.batch.finish()?;
+    let mut batch = adder.batch;
+    run.unresolved_revisits = resolve_late_originals(&index, &mut batch, &adder.checkpoint)?;
+    batch.finish()?;
     Ok(run)
+}
+
+/// Revisits read before their original (its file sorts later, or was added later) were
+/// stored unresolved; now that every file is indexed, resolve them against the whole index
+/// and store them again. Returns how many remain unresolved. A run killed here leaves them
+/// marked, and the next run finishes the job.
+fn resolve_late_originals(
+    index: &CaptureIndex,
+    batch: &mut IndexBatch<'_>,
+    checkpoint: &Checkpoint,
+) -> io::Result<u64> {
+    let mut remaining = 0;
+    let mut replaced = 0;
+    for mut revisit in index.unresolved_revisits()? {
+        revisit.original = original_in_index(index, &revisit)?;
+        if revisit.original.is_some() {
+            batch.replace_unresolved(&revisit)?;
+            replaced += 1;
+        } else {
+            remaining += 1;
+        }
+    }
+    if replaced > 0 {
+        batch.commit(checkpoint)?;
+    }
+    Ok(remaining)
+}
+
+/// The original of a revisit looked up in the committed index alone, by the rules of
+/// [`Adder::resolve_original`].
+pub fn original_in_index(
+    index: &CaptureIndex,
+    revisit: &Capture,
+) -> io::Result<Option<RecordLocation>> {
+    match &revisit.digest {
+        Some(digest) => {
+            let url = revisit.refers_to_url.as_deref().unwrap_or(&revisit.url);
+            let limit = revisit
+                .refers_to_timestamp
+                .as_deref()
+                .unwrap_or(&revisit.timestamp);
+            find_original(index, url, digest, limit)
+        }
+        None => match (&revisit.refers_to_url, &revisit.refers_to_timestamp) {
+            (Some(url), Some(timestamp)) => find_original_at(index, url, timestamp),
+            _ => Ok(None),
+        },
+    }
 }
 
 /// Captures between commits: [`COMMIT_EVERY_ENV`] if set to a positive number, else the default.
@@ -430,9 +480,6 @@ impl Adder<'_> {
                         }
                         Prepared::Revisit(mut capture) => {
                             capture.original = self.resolve_original(&capture)?;
-                            if capture.original.is_none() {
-                                run.unresolved_revisits += 1;
-                            }
                             self.builder.build(&capture, &mut self.scratch)
                         }
                     };

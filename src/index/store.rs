@@ -48,6 +48,9 @@ struct Fields {
     urlkey: Field,
     filename: Field,
     data: Field,
+    /// Set only on revisits whose original was not found when they were indexed: the
+    /// record's location, so the document can be found and replaced once it resolves.
+    unresolved: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -55,12 +58,14 @@ fn schema() -> (Schema, Fields) {
     let urlkey = builder.add_text_field("urlkey", STRING);
     let filename = builder.add_text_field("filename", STRING);
     let data = builder.add_bytes_field("data", STORED);
+    let unresolved = builder.add_text_field("unresolved", STRING);
     (
         builder.build(),
         Fields {
             urlkey,
             filename,
             data,
+            unresolved,
         },
     )
 }
@@ -153,13 +158,31 @@ impl CaptureIndex {
         &self,
         start: &str,
         end: Option<&str>,
+        visit: impl FnMut(Capture),
+    ) -> Result<()> {
+        self.scan_terms(self.fields.urlkey, start, end, visit)
+    }
+
+    /// Revisits stored before their original could be found.
+    pub fn unresolved_revisits(&self) -> Result<Vec<Capture>> {
+        let mut found = Vec::new();
+        self.scan_terms(self.fields.unresolved, "", None, |c| found.push(c))?;
+        Ok(found)
+    }
+
+    /// Every capture with a term of `field` in `[start, end)`, in term order.
+    fn scan_terms(
+        &self,
+        field: Field,
+        start: &str,
+        end: Option<&str>,
         mut visit: impl FnMut(Capture),
     ) -> Result<()> {
         let searcher = self.reader.searcher();
         let mut per_segment = Vec::new();
         for segment in searcher.segment_readers() {
             let inverted = segment
-                .inverted_index(self.fields.urlkey)
+                .inverted_index(field)
                 .map_err(|e| index_error(&self.dir, e))?;
             let store = segment.get_store_reader(8)?;
             per_segment.push((segment, inverted, store));
@@ -317,8 +340,16 @@ impl DocumentBuilder {
         document.add_text(self.fields.urlkey, &capture.urlkey);
         document.add_text(self.fields.filename, &capture.filename);
         document.add_bytes(self.fields.data, scratch);
+        if capture.record_type == "revisit" && capture.original.is_none() {
+            document.add_text(self.fields.unresolved, unresolved_term(capture));
+        }
         document
     }
+}
+
+/// The `unresolved` term of a revisit: its location, unique in the archive.
+fn unresolved_term(capture: &Capture) -> String {
+    format!("{}\n{}", capture.filename, capture.offset)
 }
 
 /// Captures being added to the index.
@@ -343,6 +374,15 @@ impl IndexBatch<'_> {
             .add_document(document)
             .map_err(|e| index_error(&self.index.dir, e))?;
         Ok(())
+    }
+
+    /// Replaces a revisit stored unresolved by the same capture with its original set.
+    pub fn replace_unresolved(&mut self, capture: &Capture) -> Result<()> {
+        self.writer.delete_term(Term::from_field_text(
+            self.index.fields.unresolved,
+            &unresolved_term(capture),
+        ));
+        self.add(capture)
     }
 
     /// Removes every capture of a file (before re-indexing a file that shrank).
