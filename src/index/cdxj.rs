@@ -11,36 +11,56 @@ pub const CDX11_LEGEND: &str = " CDX N b a m s k r M S V g";
 /// A CDXJ line (without newline): `urlkey timestamp {json}` with the JSON keys and spelling
 /// `cdxj-indexer` writes (all values strings, absent values omitted).
 pub fn cdxj_line(capture: &Capture) -> String {
-    let mut line = String::with_capacity(256);
-    line.push_str(&capture.urlkey);
-    line.push(' ');
-    line.push_str(&capture.timestamp);
-    line.push_str(" {");
-    let mut first = true;
-    let mut field = |name: &str, value: &str| {
-        if !first {
-            line.push_str(", ");
-        }
-        first = false;
-        push_json_string(&mut line, name);
-        line.push_str(": ");
-        push_json_string(&mut line, value);
-    };
-    field("url", &capture.url);
+    let mut object =
+        JsonObject::after_prefix(&format!("{} {} ", capture.urlkey, capture.timestamp));
+    object.field("url", &capture.url);
     if let Some(mime) = &capture.mime {
-        field("mime", mime);
+        object.field("mime", mime);
     }
     if let Some(status) = capture.status {
-        field("status", &status.to_string());
+        object.field("status", &status.to_string());
     }
     if let Some(digest) = &capture.digest {
-        field("digest", digest);
+        object.field("digest", digest);
     }
-    field("length", &capture.length.to_string());
-    field("offset", &capture.offset.to_string());
-    field("filename", &capture.filename);
-    line.push('}');
-    line
+    object.field("length", &capture.length.to_string());
+    object.field("offset", &capture.offset.to_string());
+    object.field("filename", &capture.filename);
+    object.finish()
+}
+
+/// A flat JSON object of string values written as Python's `json.dumps` writes one
+/// (`", "` and `": "` separators, non-ASCII escaped), after an optional line prefix.
+pub struct JsonObject {
+    text: String,
+    empty: bool,
+}
+
+impl JsonObject {
+    /// An object that follows `prefix` on its line.
+    pub fn after_prefix(prefix: &str) -> Self {
+        let mut text = String::with_capacity(prefix.len() + 224);
+        text.push_str(prefix);
+        text.push('{');
+        Self { text, empty: true }
+    }
+
+    /// Appends `"name": "value"`.
+    pub fn field(&mut self, name: &str, value: &str) {
+        if !self.empty {
+            self.text.push_str(", ");
+        }
+        self.empty = false;
+        push_json_string(&mut self.text, name);
+        self.text.push_str(": ");
+        push_json_string(&mut self.text, value);
+    }
+
+    /// The finished line.
+    pub fn finish(mut self) -> String {
+        self.text.push('}');
+        self.text
+    }
 }
 
 /// A CDX-11 line: `urlkey timestamp url mime status digest redirect meta length offset filename`,

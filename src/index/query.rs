@@ -5,7 +5,7 @@
 use chrono::{Datelike, NaiveDate, TimeZone, Utc};
 
 use super::capture::Capture;
-use super::cdxj::{cdxj_line, push_json_string};
+use super::cdxj::{JsonObject, cdxj_line};
 use super::store::CaptureIndex;
 use super::surt::{SurtOptions, surt, surt_with};
 
@@ -380,62 +380,34 @@ pub const DEFAULT_FIELDS: &[&str] = &[
 
 /// Renders one capture in an output format; `fields` selects and orders fields.
 pub fn render(capture: &Capture, output: QueryOutput, fields: Option<&[String]>) -> String {
-    match output {
-        QueryOutput::Cdxj => match fields {
-            None => cdxj_line(capture),
-            Some(fields) => {
-                let mut line = format!("{} {} {{", capture.urlkey, capture.timestamp);
-                let mut first = true;
-                for field in fields
-                    .iter()
-                    .filter(|f| !matches!(f.as_str(), "urlkey" | "timestamp"))
-                {
-                    if let Some(value) = field_value(capture, field) {
-                        if !first {
-                            line.push_str(", ");
-                        }
-                        first = false;
-                        push_json_string(&mut line, field);
-                        line.push_str(": ");
-                        push_json_string(&mut line, &value);
-                    }
-                }
-                line.push('}');
-                line
+    let names: Vec<&str> = match fields {
+        Some(fields) => fields.iter().map(String::as_str).collect(),
+        None => DEFAULT_FIELDS.to_vec(),
+    };
+    let object_of = |prefix: &str, names: &mut dyn Iterator<Item = &str>| {
+        let mut object = JsonObject::after_prefix(prefix);
+        for name in names {
+            if let Some(value) = field_value(capture, name) {
+                object.field(name, &value);
             }
-        },
-        QueryOutput::Json => {
-            let names: Vec<&str> = match fields {
-                Some(fields) => fields.iter().map(String::as_str).collect(),
-                None => DEFAULT_FIELDS.to_vec(),
-            };
-            let mut line = String::from("{");
-            let mut first = true;
-            for name in names {
-                if let Some(value) = field_value(capture, name) {
-                    if !first {
-                        line.push_str(", ");
-                    }
-                    first = false;
-                    push_json_string(&mut line, name);
-                    line.push_str(": ");
-                    push_json_string(&mut line, &value);
-                }
-            }
-            line.push('}');
-            line
         }
-        QueryOutput::Text => {
-            let names: Vec<&str> = match fields {
-                Some(fields) => fields.iter().map(String::as_str).collect(),
-                None => DEFAULT_FIELDS.to_vec(),
-            };
-            names
+        object.finish()
+    };
+    match (output, fields) {
+        (QueryOutput::Cdxj, None) => cdxj_line(capture),
+        (QueryOutput::Cdxj, Some(_)) => object_of(
+            &format!("{} {} ", capture.urlkey, capture.timestamp),
+            &mut names
                 .iter()
-                .map(|name| field_value(capture, name).unwrap_or_else(|| "-".into()))
-                .collect::<Vec<_>>()
-                .join(" ")
-        }
+                .copied()
+                .filter(|f| !matches!(*f, "urlkey" | "timestamp")),
+        ),
+        (QueryOutput::Json, _) => object_of("", &mut names.iter().copied()),
+        (QueryOutput::Text, _) => names
+            .iter()
+            .map(|name| field_value(capture, name).unwrap_or_else(|| "-".into()))
+            .collect::<Vec<_>>()
+            .join(" "),
     }
 }
 

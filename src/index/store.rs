@@ -7,11 +7,12 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
+use tantivy::postings::SegmentPostings;
 use tantivy::schema::{Field, IndexRecordOption, STORED, STRING, Schema, Value};
-use tantivy::store::{Compressor, ZstdCompressor};
+use tantivy::store::{Compressor, StoreReader, ZstdCompressor};
 use tantivy::{
-    DocSet, Index, IndexReader, IndexSettings, IndexWriter, ReloadPolicy, Searcher, TERMINATED,
-    TantivyDocument, Term,
+    DocSet, Index, IndexReader, IndexSettings, IndexWriter, ReloadPolicy, Searcher, SegmentReader,
+    TERMINATED, TantivyDocument, Term,
 };
 
 use super::capture::Capture;
@@ -215,29 +216,7 @@ impl CaptureIndex {
                 let term_info = streams[index].value().clone();
                 let mut postings =
                     inverted.read_postings_from_terminfo(&term_info, IndexRecordOption::Basic)?;
-                let alive = segment.alive_bitset();
-                let mut doc = postings.doc();
-                while doc != TERMINATED {
-                    if alive.is_none_or(|bits| bits.is_alive(doc)) {
-                        let document: TantivyDocument =
-                            store.get(doc).map_err(|e| index_error(&self.dir, e))?;
-                        if let Some(bytes) = document
-                            .get_first(self.fields.data)
-                            .and_then(|v| v.as_bytes())
-                        {
-                            match decode_capture(bytes) {
-                                Some(capture) => visit(capture),
-                                None => {
-                                    return Err(index_error(
-                                        &self.dir,
-                                        "undecodable capture document",
-                                    ));
-                                }
-                            }
-                        }
-                    }
-                    doc = postings.advance();
-                }
+                self.visit_postings(segment, store, &mut postings, &mut visit)?;
                 *head = if streams[index].advance() {
                     Some(streams[index].key().to_vec())
                 } else {
@@ -273,24 +252,36 @@ impl CaptureIndex {
                 continue;
             };
             let store = segment.get_store_reader(2)?;
-            let alive = segment.alive_bitset();
-            let mut doc = postings.doc();
-            while doc != TERMINATED {
-                if alive.is_none_or(|bits| bits.is_alive(doc)) {
-                    let document: TantivyDocument =
-                        store.get(doc).map_err(|e| index_error(&self.dir, e))?;
-                    if let Some(capture) = document
-                        .get_first(self.fields.data)
-                        .and_then(|v| v.as_bytes())
-                        .and_then(decode_capture)
-                    {
-                        captures.push(capture);
-                    }
-                }
-                doc = postings.advance();
-            }
+            self.visit_postings(segment, &store, &mut postings, &mut |c| captures.push(c))?;
         }
         Ok(captures)
+    }
+
+    /// Hands every live document of `postings` to `visit`; a document that does not decode
+    /// is an error naming the index.
+    fn visit_postings(
+        &self,
+        segment: &SegmentReader,
+        store: &StoreReader,
+        postings: &mut SegmentPostings,
+        visit: &mut impl FnMut(Capture),
+    ) -> Result<()> {
+        let alive = segment.alive_bitset();
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            if alive.is_none_or(|bits| bits.is_alive(doc)) {
+                let document: TantivyDocument =
+                    store.get(doc).map_err(|e| index_error(&self.dir, e))?;
+                let capture = document
+                    .get_first(self.fields.data)
+                    .and_then(|v| v.as_bytes())
+                    .and_then(decode_capture)
+                    .ok_or_else(|| index_error(&self.dir, "undecodable capture document"))?;
+                visit(capture);
+            }
+            doc = postings.advance();
+        }
+        Ok(())
     }
 
     /// Number of live captures.
