@@ -26,6 +26,8 @@
 #[path = "../tests/support/synthetic_archive.rs"]
 mod synthetic_archive;
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -35,6 +37,7 @@ use ldwarc::index::CaptureIndex;
 use ldwarc::index::query::{CdxQuery, run_query};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use support::{time_command, venv_bin};
 use synthetic_archive::{Spec, base_time, generate, slot_url};
 
 const HOURS: usize = 10;
@@ -302,21 +305,6 @@ fn best_of(runs: usize, mut time: impl FnMut() -> f64) -> f64 {
     (0..runs).map(|_| time()).fold(f64::INFINITY, f64::min)
 }
 
-fn time_command(command: &mut Command) -> f64 {
-    let start = Instant::now();
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
-    let secs = start.elapsed().as_secs_f64();
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    secs
-}
-
 fn count_lines(path: &Path) -> u64 {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     bytes.iter().filter(|&&b| b == b'\n').count() as u64
@@ -358,17 +346,4 @@ fn print_latency(name: &str, times: &mut [Duration], target_ms: Option<f64>) {
         at(0.99),
         times.last().map_or(0.0, |t| t.as_secs_f64() * 1e3)
     );
-}
-
-fn venv_bin(name: &str) -> PathBuf {
-    let venv = std::env::var_os("LDWARC_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv"));
-    let path = venv.join("bin").join(name);
-    assert!(
-        path.exists(),
-        "{} missing: run bash .ci/setup-interop.sh",
-        path.display()
-    );
-    path
 }

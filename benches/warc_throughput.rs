@@ -9,6 +9,8 @@
 //!
 //! Run with `cargo bench --bench warc_throughput`. Needs `.venv` from `.ci/setup-interop.sh`.
 
+mod support;
+
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use std::time::Instant;
 use chrono::{TimeZone, Utc};
 use ldwarc::warc::validate::check_path;
 use ldwarc::warc::{Block, PayloadKind, WarcWriter, record_header, warcinfo_record};
+use support::{time_command, venv_bin};
 
 fn main() {
     let records: usize = std::env::var("LDWARC_BENCH_RECORDS")
@@ -94,34 +97,6 @@ fn print_read(name: &str, records: usize, input: u64, file: u64, secs: f64) {
         input as f64 / 1e6 / secs,
         file as f64 / 1e6 / secs
     );
-}
-
-fn time_command(command: &mut Command) -> f64 {
-    let start = Instant::now();
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
-    let secs = start.elapsed().as_secs_f64();
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    secs
-}
-
-fn venv_bin(name: &str) -> PathBuf {
-    let venv = std::env::var_os("LDWARC_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv"));
-    let path = venv.join("bin").join(name);
-    assert!(
-        path.exists(),
-        "{} missing: run bash .ci/setup-interop.sh",
-        path.display()
-    );
-    path
 }
 
 fn env_binary() -> PathBuf {

@@ -224,17 +224,8 @@ const FILTERS: &[&str] = &[
     "foo:x",
 ];
 
-const FIELDS: &[&str] = &[
-    "urlkey",
-    "timestamp",
-    "url",
-    "mime",
-    "status",
-    "digest",
-    "length",
-    "offset",
-    "filename",
-];
+/// Fields a query may select: those ldwarc prints by default.
+const FIELDS: &[&str] = ldwarc::index::query::DEFAULT_FIELDS;
 
 const DOMAINS: &[&str] = &[
     "*.example.org",
