@@ -5,6 +5,10 @@
 
 pub mod archive;
 pub mod cli;
+pub mod crawl;
 pub mod dynamics;
 pub mod index;
+pub mod rdf;
+pub mod store;
+pub mod testweb;
 pub mod warc;

@@ -1,5 +1,6 @@
 //! The command line: argument parsing and output only; every command calls into the library.
 
+mod crawl_commands;
 mod docs;
 mod index_commands;
 mod output;
@@ -78,6 +79,18 @@ enum Command {
         case-sensitively (SURT folds case; Linked Data URIs are case-sensitive)."
     )]
     Query(index_commands::QueryArgs),
+    /// Crawl Linked Data politely into the archive: content negotiation, rounds, robots.txt.
+    #[command(
+        long_about = "Crawl Linked Data into the archive, as the DyLDO observatory crawls: breadth-first \
+        rounds up to --hops from the seeds, per-PLD queues polled round-robin with at most one request \
+        per pay-level domain at a time and --delay between two (or robots.txt's Crawl-delay, if larger), \
+        robots.txt obeyed (RFC 9309), redirects followed in the same round (each hop its own capture), \
+        every RDF syntax parsed for links. Every fetch is written as request + response (or revisit) + \
+        metadata records, indexed as it is written, and logged in <root>/state. A crawl killed at any \
+        point continues with --resume. Options can also be set under [crawl] in <root>/ldwarc.toml; \
+        flags win. Progress is shown on a terminal; the summary goes to stderr, or to stdout with --json."
+    )]
+    Crawl(crawl_commands::CrawlArgs),
     /// Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail.
     Recover(warc_commands::RecoverArgs),
     /// Plan re-crawling from the change models: (α, β)-currency periods and bandwidth.
@@ -98,6 +111,7 @@ pub fn run() -> i32 {
         Command::Check(args) => warc_commands::check(args),
         Command::Ls(args) => warc_commands::ls(args),
         Command::Recover(args) => warc_commands::recover(args),
+        Command::Crawl(args) => crawl_commands::crawl_command(args),
         Command::Index(args) => index_commands::index(args),
         Command::Cdx(args) => index_commands::cdx(args),
         Command::Query(args) => index_commands::query(args),

@@ -1,0 +1,244 @@
+//! `ldwarc crawl`: flags, the config file, progress on a terminal, and the summary.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::output;
+use crate::crawl::{CrawlConfig, CrawlOptions, CrawlProgress, CrawlSummary, crawl};
+
+/// Arguments of `ldwarc crawl`.
+#[derive(Debug, Args)]
+pub struct CrawlArgs {
+    #[command(flatten)]
+    root: super::RootArg,
+    /// Seed URLs, or @FILE with one URL per line (# starts a comment).
+    #[arg(value_name = "SEED-URL | @FILE")]
+    seeds: Vec<String>,
+    /// Follow links up to this many hops from the seeds [default: 2].
+    #[arg(long, value_name = "N")]
+    hops: Option<u32>,
+    /// Minimum seconds between two requests to one pay-level domain [default: 2].
+    #[arg(long, value_name = "SECONDS")]
+    delay: Option<f64>,
+    /// Largest robots.txt Crawl-delay honoured, in seconds [default: 60].
+    #[arg(long, value_name = "SECONDS")]
+    max_crawl_delay: Option<f64>,
+    /// Requests in flight at most, one per pay-level domain [default: 64].
+    #[arg(long, value_name = "N")]
+    concurrency: Option<usize>,
+    /// Seconds allowed for a whole fetch; connecting has the same limit [default: 120].
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
+    /// Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50000000].
+    #[arg(long, value_name = "BYTES")]
+    max_body: Option<u64>,
+    /// User-Agent, with a contact URL or address for real crawls.
+    #[arg(long, value_name = "UA")]
+    user_agent: Option<String>,
+    /// Accept header [default: the six RDF syntaxes, q-weighted].
+    #[arg(long, value_name = "ACCEPT")]
+    accept: Option<String>,
+    /// Follow only objects of this predicate (repeatable; default: every IRI is a link).
+    #[arg(long = "follow-predicate", value_name = "IRI")]
+    follow_predicates: Vec<String>,
+    /// HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY).
+    #[arg(long, value_name = "URL")]
+    proxy: Option<String>,
+    /// Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable).
+    #[arg(long, value_name = "HOST=ADDR")]
+    resolve: Vec<String>,
+    /// Continue the last interrupted crawl where it stopped.
+    #[arg(long)]
+    resume: bool,
+    /// Do not send If-None-Match / If-Modified-Since from earlier captures.
+    #[arg(long)]
+    no_conditional: bool,
+    /// Print the summary as one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `ldwarc crawl`.
+pub fn crawl_command(args: CrawlArgs) -> io::Result<i32> {
+    let options = options_from(args.root.root.clone(), &args).map_err(io::Error::other)?;
+    let bar = progress_bar();
+    let shown = bar.clone();
+    let result = crawl(options, &move |progress: &CrawlProgress| {
+        shown.set_message(describe(progress));
+    });
+    bar.finish_and_clear();
+    let summary = result.map_err(io::Error::other)?;
+    print_summary(&summary, args.json)?;
+    Ok(0)
+}
+
+fn options_from(root: PathBuf, args: &CrawlArgs) -> Result<CrawlOptions, String> {
+    let mut options = CrawlOptions::new(&root);
+    CrawlConfig::load(&root)?.apply(&mut options)?;
+    let secs = |name: &str, value: f64| {
+        if value.is_finite() && value >= 0.0 {
+            Ok(Duration::from_secs_f64(value))
+        } else {
+            Err(format!("--{name} must be a non-negative number of seconds"))
+        }
+    };
+    if !args.seeds.is_empty() {
+        options.seeds = read_seeds(&args.seeds)?;
+    }
+    if let Some(hops) = args.hops {
+        options.hops = hops;
+    }
+    if let Some(delay) = args.delay {
+        options.delay = secs("delay", delay)?;
+    }
+    if let Some(delay) = args.max_crawl_delay {
+        options.max_crawl_delay = secs("max-crawl-delay", delay)?;
+    }
+    if let Some(concurrency) = args.concurrency {
+        if concurrency == 0 {
+            return Err("--concurrency must be at least 1".into());
+        }
+        options.concurrency = concurrency;
+    }
+    if let Some(timeout) = args.timeout {
+        options.timeout = secs("timeout", timeout)?;
+        options.connect_timeout = options.timeout;
+    }
+    if let Some(max_body) = args.max_body {
+        options.max_body = max_body;
+    }
+    if let Some(agent) = &args.user_agent {
+        options.user_agent = agent.clone();
+    }
+    if let Some(accept) = &args.accept {
+        options.accept = accept.clone();
+    }
+    if !args.follow_predicates.is_empty() {
+        options.follow_predicates = args.follow_predicates.clone();
+    }
+    if args.proxy.is_some() {
+        options.proxy = args.proxy.clone();
+    }
+    if !args.resolve.is_empty() {
+        options.resolve = args.resolve.clone();
+    }
+    options.resume = args.resume;
+    if args.no_conditional {
+        options.conditional = false;
+    }
+    Ok(options)
+}
+
+/// Seeds from the command line: URLs, and `@FILE` lists.
+fn read_seeds(arguments: &[String]) -> Result<Vec<String>, String> {
+    let mut seeds = Vec::new();
+    for argument in arguments {
+        match argument.strip_prefix('@') {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+                seeds.extend(
+                    text.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                        .map(str::to_string),
+                );
+            }
+            None => seeds.push(argument.clone()),
+        }
+    }
+    Ok(seeds)
+}
+
+fn progress_bar() -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) = ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}") {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn describe(progress: &CrawlProgress) -> String {
+    let archived = &progress.archived;
+    format!(
+        "round {} · {} documents ({} unchanged) · {} active PLDs, {} in flight · {} queued · {} · {:.1} docs/s · {} failed, {} excluded",
+        progress.round,
+        archived.captures,
+        archived.revisits,
+        progress.active_plds,
+        progress.in_flight,
+        progress.queued.0 + progress.queued.1,
+        human_bytes(archived.payload_bytes),
+        archived.captures as f64 / progress.seconds.max(1e-9),
+        archived.failed,
+        archived.excluded,
+    )
+}
+
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit < UNITS.len() - 1 {
+        value /= 1000.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+fn print_summary(summary: &CrawlSummary, json: bool) -> io::Result<()> {
+    if json {
+        let mut out = output::stdout();
+        serde_json::to_writer(&mut out, summary)?;
+        writeln!(out)?;
+        return out.flush();
+    }
+    eprintln!(
+        "ldwarc: crawl {}{} done in {:.1} s: {} requests, {} captures ({} revisits), {} failed, {} excluded by robots.txt, {} received, {} written, {} rounds",
+        summary.crawl,
+        if summary.resumed { " (resumed)" } else { "" },
+        summary.seconds,
+        summary.requests,
+        summary.captures,
+        summary.revisits,
+        summary.failed,
+        summary.excluded,
+        human_bytes(summary.payload_bytes),
+        human_bytes(summary.warc_bytes),
+        summary.rounds + 1,
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_files_skip_comments_and_blank_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("seeds.txt");
+        std::fs::write(
+            &file,
+            "# seeds\nhttp://a.example/\n\n  http://b.example/x  \n",
+        )
+        .unwrap();
+        let seeds =
+            read_seeds(&["http://c.example/".into(), format!("@{}", file.display())]).unwrap();
+        assert_eq!(
+            seeds,
+            vec![
+                "http://c.example/",
+                "http://a.example/",
+                "http://b.example/x"
+            ]
+        );
+    }
+}

@@ -1,0 +1,1026 @@
+//! The crawl loop: takes URLs from ready PLDs, checks robots.txt (fetching it first when
+//! unknown), fetches, extracts links on a blocking thread, follows redirects in the same
+//! round, backs off on 429/503, and hands every fetch to the archiver thread.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::Utc;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::time::Instant;
+use url::Url;
+
+use super::archived;
+use super::archiver::{
+    ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, ParseSummary, header,
+};
+use super::frontier::{Added, Frontier, NewUrl, PldId, UrlId, UrlKind};
+use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule};
+use super::options::CrawlOptions;
+use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots_url};
+use crate::archive::{ArchiveWriterOptions, pay_level_domain};
+use crate::rdf::{self, ContextSource, LinkOptions};
+use crate::store::{Change, FetchLogEntry, FrontierEntry, StateReader, StateStore, UrlState};
+
+/// How a crawl went.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CrawlSummary {
+    /// The crawl's id in the state store.
+    pub crawl: i64,
+    /// Whether it continued an interrupted crawl.
+    pub resumed: bool,
+    /// The last round.
+    pub rounds: u32,
+    /// Requests sent (documents, robots.txt, redirects).
+    pub requests: u64,
+    /// Captures written.
+    pub captures: u64,
+    /// Of which revisits.
+    pub revisits: u64,
+    /// Failed fetches.
+    pub failed: u64,
+    /// URLs excluded by robots.txt.
+    pub excluded: u64,
+    /// Payload bytes received.
+    pub payload_bytes: u64,
+    /// Bytes written to WARC files.
+    pub warc_bytes: u64,
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// Documents (captures) per second.
+    pub documents_per_second: f64,
+    /// Peak resident memory of the process, when the system tells.
+    pub peak_rss_bytes: Option<u64>,
+    /// Files a crash had left open, recovered at the start.
+    pub recovered_files: usize,
+}
+
+/// What the progress display shows.
+#[derive(Debug, Clone, Default)]
+pub struct CrawlProgress {
+    /// Current round.
+    pub round: u32,
+    /// Requests sent.
+    pub requests: u64,
+    /// What the archiver counted.
+    pub archived: ArchiverStats,
+    /// Requests in flight.
+    pub in_flight: usize,
+    /// PLDs with queued work or a request in flight.
+    pub active_plds: usize,
+    /// URLs queued (this round, next round).
+    pub queued: (usize, usize),
+    /// Seconds since the start.
+    pub seconds: f64,
+}
+
+/// Why a crawl could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    /// Bad options.
+    #[error("{0}")]
+    Options(String),
+    /// The archive, index or state store failed.
+    #[error(transparent)]
+    Archive(#[from] super::archiver::ArchiverError),
+    /// Starting the runtime failed.
+    #[error("starting the crawler: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Runs a crawl to its end.
+pub fn crawl(
+    options: CrawlOptions,
+    on_progress: &(dyn Fn(&CrawlProgress) + Sync),
+) -> Result<CrawlSummary, CrawlError> {
+    let started = std::time::Instant::now();
+    let client = http_client(&options)?;
+    let state_dir = crate::archive::Archive::new(&options.root).state_dir();
+    let store = StateStore::open(&state_dir).map_err(archiver_error)?;
+    let (crawl_id, resumed_round, resumed) = open_crawl(&store, &options)?;
+    let reader = StateReader::open(&state_dir).map_err(archiver_error)?;
+    let frontier_rows = if resumed {
+        Some(store.frontier(crawl_id).map_err(archiver_error)?)
+    } else {
+        None
+    };
+    let (archiver, recoveries) = Archiver::open(
+        ArchiverOptions {
+            root: options.root.clone(),
+            writer: writer_options(&options),
+            crawl: crawl_id,
+        },
+        store,
+    )?;
+    let (jobs, job_receiver) = sync_channel(256);
+    let stats = Arc::new(Mutex::new(ArchiverStats::default()));
+    let archiver_stats = Arc::clone(&stats);
+    let archiver_thread = std::thread::Builder::new()
+        .name("ldwarc-archiver".into())
+        .spawn(move || {
+            archiver.run(job_receiver, &|s| {
+                if let Ok(mut shared) = archiver_stats.lock() {
+                    *shared = s.clone();
+                }
+            })
+        })?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let mut crawler = Crawler::new(options, client, reader, jobs, resumed_round);
+    crawler.load(frontier_rows);
+    let requests = runtime.block_on(crawler.run(&stats, on_progress, started));
+    drop(crawler);
+    drop(runtime);
+    let final_stats = archiver_thread
+        .join()
+        .map_err(|_| CrawlError::Options("the archiver thread panicked".into()))??;
+    let store = StateStore::open(&state_dir).map_err(archiver_error)?;
+    let round = requests.1;
+    store.set_round(crawl_id, round).map_err(archiver_error)?;
+    store
+        .finish_crawl(crawl_id, Utc::now())
+        .map_err(archiver_error)?;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(CrawlSummary {
+        crawl: crawl_id,
+        resumed,
+        rounds: round,
+        requests: requests.0,
+        captures: final_stats.captures,
+        revisits: final_stats.revisits,
+        failed: final_stats.failed,
+        excluded: final_stats.excluded,
+        payload_bytes: final_stats.payload_bytes,
+        warc_bytes: final_stats.warc_bytes,
+        seconds,
+        documents_per_second: final_stats.captures as f64 / seconds.max(1e-9),
+        peak_rss_bytes: peak_rss(),
+        recovered_files: recoveries.len(),
+    })
+}
+
+fn archiver_error(error: crate::store::StoreError) -> CrawlError {
+    CrawlError::Archive(error.into())
+}
+
+/// Starts a new crawl, or finds the interrupted one to resume.
+fn open_crawl(store: &StateStore, options: &CrawlOptions) -> Result<(i64, u32, bool), CrawlError> {
+    let now = Utc::now();
+    if options.resume {
+        return match store.unfinished_crawl().map_err(archiver_error)? {
+            Some(run) => Ok((run.id, run.round, true)),
+            None => Err(CrawlError::Options(format!(
+                "{}: no interrupted crawl to resume",
+                options.root.display()
+            ))),
+        };
+    }
+    if options.seeds.is_empty() {
+        return Err(CrawlError::Options(
+            "no seed URLs given (pass URLs, @FILE, or seeds in ldwarc.toml)".into(),
+        ));
+    }
+    let described = serde_json::json!({
+        "seeds": options.seeds.len(),
+        "hops": options.hops,
+        "delay": options.delay.as_secs_f64(),
+        "concurrency": options.concurrency,
+        "user_agent": options.user_agent,
+    })
+    .to_string();
+    let id = store.start_crawl(now, &described).map_err(archiver_error)?;
+    store.abandon_unfinished(id, now).map_err(archiver_error)?;
+    Ok((id, 0, false))
+}
+
+fn http_client(options: &CrawlOptions) -> Result<HttpClient, CrawlError> {
+    let resolve = options
+        .resolve
+        .iter()
+        .map(|rule| {
+            rule.parse::<ResolveRule>()
+                .map_err(|e| CrawlError::Options(format!("--resolve {rule}: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let proxy = match &options.proxy {
+        Some(text) => Some(
+            Url::parse(text).map_err(|e| CrawlError::Options(format!("--proxy {text}: {e}")))?,
+        ),
+        None => None,
+    };
+    let config = NetConfig {
+        connect_timeout: options.connect_timeout,
+        total_timeout: options.timeout,
+        max_body: options.max_body,
+        resolve,
+        proxy: ProxyConfig::from_env().with_override(proxy),
+        ..NetConfig::default()
+    };
+    HttpClient::new(config).map_err(|e| CrawlError::Options(e.to_string()))
+}
+
+fn writer_options(options: &CrawlOptions) -> ArchiveWriterOptions {
+    ArchiveWriterOptions {
+        max_file_bytes: options.max_file_bytes,
+        gzip_level: options.gzip_level,
+        operator: options.operator.clone(),
+        extra_info: vec![
+            ("http-header-user-agent".into(), options.user_agent.clone()),
+            ("http-header-accept".into(), options.accept.clone()),
+        ],
+        ..ArchiveWriterOptions::default()
+    }
+}
+
+/// Peak resident set size from `/proc/self/status` (Linux).
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A finished fetch coming back to the loop.
+enum Done {
+    Document {
+        id: UrlId,
+        fetch: Fetch,
+        conditional_on: Option<UrlState>,
+        parse: Option<rdf::Extracted>,
+        parse_error: Option<String>,
+        /// The payload of a JSON-LD context, kept for parsing documents that use it.
+        context_body: Option<Vec<u8>>,
+    },
+    Robots {
+        pld: PldId,
+        origin: Url,
+        fetches: Vec<(Url, Fetch)>,
+        policy: RobotsPolicy,
+    },
+}
+
+/// JSON-LD contexts captured during this crawl, for parsing documents that use them.
+#[derive(Default)]
+struct CapturedContexts(Mutex<HashMap<String, Vec<u8>>>);
+
+impl ContextSource for CapturedContexts {
+    fn context(&self, url: &str) -> Option<Vec<u8>> {
+        self.0.lock().ok()?.get(url).cloned()
+    }
+}
+
+/// Largest context kept in memory for parsing.
+const MAX_CONTEXT_BYTES: usize = 1024 * 1024;
+
+struct Crawler {
+    options: Arc<CrawlOptions>,
+    client: HttpClient,
+    frontier: Frontier,
+    robots: RobotsCache,
+    robots_pending: HashSet<String>,
+    reader: StateReader,
+    jobs: SyncSender<ArchiveJob>,
+    done_tx: UnboundedSender<Done>,
+    done_rx: UnboundedReceiver<Done>,
+    contexts: Arc<CapturedContexts>,
+    agent_token: String,
+    requests: u64,
+}
+
+impl Crawler {
+    fn new(
+        options: CrawlOptions,
+        client: HttpClient,
+        reader: StateReader,
+        jobs: SyncSender<ArchiveJob>,
+        round: u32,
+    ) -> Self {
+        let (done_tx, done_rx) = unbounded_channel();
+        let agent_token = product_token(&options.user_agent).to_string();
+        Self {
+            frontier: Frontier::new(round, options.delay),
+            options: Arc::new(options),
+            client,
+            robots: RobotsCache::default(),
+            robots_pending: HashSet::new(),
+            reader,
+            jobs,
+            done_tx,
+            done_rx,
+            contexts: Arc::default(),
+            agent_token,
+            requests: 0,
+        }
+    }
+
+    /// Fills the frontier: the stored one of a resumed crawl (plus any new seeds), or the
+    /// seeds.
+    fn load(&mut self, stored: Option<(Vec<FrontierEntry>, Vec<String>)>) {
+        if let Some((queued, done)) = stored {
+            for url in done {
+                let pld = pld_of(&url);
+                self.frontier.add_done(&url, &pld);
+            }
+            for entry in queued {
+                let kind = match entry.path.chars().last() {
+                    Some('R') => UrlKind::Redirect,
+                    Some('X') => UrlKind::Context,
+                    _ => UrlKind::Link,
+                };
+                let pld = pld_of(&entry.url);
+                self.frontier.add(NewUrl {
+                    url: entry.url,
+                    pld,
+                    hops: entry.hops,
+                    redirects: entry.redirects,
+                    via: None,
+                    path: entry.path,
+                    kind,
+                    round: entry.round,
+                    inlinks: entry.inlinks,
+                });
+            }
+        }
+        let mut seeds = Vec::new();
+        for seed in self.options.seeds.clone() {
+            let Some(url) = normalize(&seed) else {
+                eprintln!("ldwarc: skipping seed {seed}: not an http(s) URL");
+                continue;
+            };
+            let new = NewUrl {
+                pld: pld_of(&url),
+                url,
+                hops: 0,
+                redirects: 0,
+                via: None,
+                path: String::new(),
+                kind: UrlKind::Link,
+                round: self.frontier.round(),
+                inlinks: 0,
+            };
+            if let Added::New(id) = self.frontier.add(new) {
+                seeds.push(self.frontier_entry(id));
+            }
+        }
+        if !seeds.is_empty() {
+            self.send(ArchiveJob::Enqueue(seeds));
+        }
+    }
+
+    fn frontier_entry(&self, id: UrlId) -> FrontierEntry {
+        let entry = self.frontier.entry(id);
+        FrontierEntry {
+            url: entry.url.to_string(),
+            hops: entry.hops,
+            round: entry.round,
+            inlinks: entry.inlinks,
+            via: entry.via.map(|v| self.frontier.entry(v).url.to_string()),
+            path: entry.path.to_string(),
+            redirects: entry.redirects,
+        }
+    }
+
+    fn send(&self, job: ArchiveJob) {
+        // The archiver only stops early on a fatal error, which it reports when joined.
+        let _ = self.jobs.send(job);
+    }
+
+    async fn run(
+        &mut self,
+        stats: &Mutex<ArchiverStats>,
+        on_progress: &(dyn Fn(&CrawlProgress) + Sync),
+        started: std::time::Instant,
+    ) -> (u64, u32) {
+        let mut last_progress = Instant::now();
+        loop {
+            if self.frontier.round_over(self.options.concurrency) {
+                if !self.frontier.advance_round() {
+                    if self.frontier.finished() {
+                        break;
+                    }
+                } else {
+                    self.send(ArchiveJob::Round(self.frontier.round()));
+                }
+            }
+            self.dispatch();
+            if self.frontier.finished() && !self.frontier.advance_round() {
+                break;
+            }
+            let wakeup = self
+                .frontier
+                .next_wakeup()
+                .unwrap_or_else(|| Instant::now() + Duration::from_millis(250))
+                .min(Instant::now() + Duration::from_millis(250));
+            tokio::select! {
+                done = self.done_rx.recv() => {
+                    if let Some(done) = done {
+                        self.handle(done);
+                    }
+                }
+                _ = tokio::time::sleep_until(wakeup) => {}
+            }
+            while let Ok(done) = self.done_rx.try_recv() {
+                self.handle(done);
+            }
+            if last_progress.elapsed() >= Duration::from_millis(200) {
+                last_progress = Instant::now();
+                on_progress(&CrawlProgress {
+                    round: self.frontier.round(),
+                    requests: self.requests,
+                    archived: stats.lock().map(|s| s.clone()).unwrap_or_default(),
+                    in_flight: self.frontier.in_flight(),
+                    active_plds: self.frontier.active_plds(),
+                    queued: self.frontier.queued(),
+                    seconds: started.elapsed().as_secs_f64(),
+                });
+            }
+        }
+        (self.requests, self.frontier.round())
+    }
+
+    /// Starts fetches on every ready PLD while connections are free.
+    fn dispatch(&mut self) {
+        let now = Instant::now();
+        while self.frontier.in_flight() < self.options.concurrency {
+            let Some(pld) = self.frontier.next_ready_pld(now) else {
+                break;
+            };
+            let Some(id) = self.frontier.take(pld) else {
+                continue;
+            };
+            let url_text = self.frontier.entry(id).url.to_string();
+            let Ok(url) = Url::parse(&url_text) else {
+                self.frontier.done(id);
+                self.frontier.release(pld, None);
+                continue;
+            };
+            match self.robots.policy(&url, now) {
+                None => {
+                    self.frontier.put_back(id);
+                    self.frontier.occupy(pld);
+                    let origin = origin_key(&url);
+                    if self.robots_pending.insert(origin) {
+                        self.fetch_robots(pld, url);
+                    }
+                }
+                Some(policy) if !policy.allows(url.as_str()) => {
+                    self.exclude(id);
+                    self.frontier.release(pld, None);
+                }
+                Some(_) => self.fetch_document(id, url),
+            }
+        }
+    }
+
+    fn exclude(&mut self, id: UrlId) {
+        self.frontier.done(id);
+        let entry = self.frontier.entry(id);
+        self.send(ArchiveJob::LogOnly {
+            entry: FetchLogEntry {
+                url: entry.url.to_string(),
+                time: Utc::now(),
+                round: self.frontier.round(),
+                hops: entry.hops,
+                kind: "document".into(),
+                status: None,
+                duration: None,
+                bytes: None,
+                digest: None,
+                change: Change::Excluded,
+                error: Some("disallowed by robots.txt".into()),
+                content_type: None,
+                outlinks: None,
+                record: None,
+            },
+            done: true,
+        });
+    }
+
+    fn request_headers(&self, accept: &str, state: Option<&UrlState>) -> Vec<(String, String)> {
+        let mut headers = vec![
+            ("User-Agent".to_string(), self.options.user_agent.clone()),
+            ("Accept".to_string(), accept.to_string()),
+        ];
+        if !self.options.accept_encoding.is_empty() {
+            headers.push((
+                "Accept-Encoding".into(),
+                self.options.accept_encoding.clone(),
+            ));
+        }
+        if let Some(state) = state {
+            if let Some(etag) = &state.etag {
+                headers.push(("If-None-Match".into(), etag.clone()));
+            }
+            if let Some(modified) = &state.last_modified {
+                headers.push(("If-Modified-Since".into(), modified.clone()));
+            }
+        }
+        headers
+    }
+
+    fn fetch_document(&mut self, id: UrlId, url: Url) {
+        self.requests += 1;
+        let conditional_on = if self.options.conditional {
+            self.reader
+                .url_state(url.as_str())
+                .ok()
+                .flatten()
+                .filter(|s| s.record.is_some() && (s.etag.is_some() || s.last_modified.is_some()))
+        } else {
+            None
+        };
+        let headers = self.request_headers(&self.options.accept, conditional_on.as_ref());
+        let client = self.client.clone();
+        let options = Arc::clone(&self.options);
+        let contexts = Arc::clone(&self.contexts);
+        let is_context = self.frontier.entry(id).kind == UrlKind::Context;
+        let done = self.done_tx.clone();
+        tokio::spawn(async move {
+            let mut fetch = client.fetch(&url, &headers, Instant::now()).await;
+            let context_body = match &mut fetch.outcome {
+                Ok(response) if is_context && (200..300).contains(&response.status) => {
+                    let encoding =
+                        header(&response.headers, "Content-Encoding").map(str::to_string);
+                    response
+                        .body
+                        .prefix(MAX_CONTEXT_BYTES)
+                        .ok()
+                        .and_then(|raw| {
+                            rdf::decode_content(encoding.as_deref(), &raw, MAX_CONTEXT_BYTES).ok()
+                        })
+                }
+                _ => None,
+            };
+            let payload = match &mut fetch.outcome {
+                Ok(response) if (200..300).contains(&response.status) => {
+                    let content_type =
+                        header(&response.headers, "Content-Type").map(str::to_string);
+                    let encoding =
+                        header(&response.headers, "Content-Encoding").map(str::to_string);
+                    Some(
+                        response
+                            .body
+                            .prefix(options.max_parse)
+                            .map(|prefix| (content_type, encoding, prefix)),
+                    )
+                }
+                Ok(response) if response.status == 304 => {
+                    // Not modified: the links are those of the archived original.
+                    let original = conditional_on.as_ref().and_then(|s| s.record.clone());
+                    original.map(|record| {
+                        archived::payload_prefix(&options.root, &record, options.max_parse).map(
+                            |(head, prefix)| {
+                                let content_type = head.header("Content-Type").map(str::to_string);
+                                let encoding = head.header("Content-Encoding").map(str::to_string);
+                                (content_type, encoding, prefix)
+                            },
+                        )
+                    })
+                }
+                _ => None,
+            };
+            let (parse, parse_error) = match payload {
+                Some(Ok((content_type, encoding, prefix))) => {
+                    let base = url.to_string();
+                    let options = Arc::clone(&options);
+                    let contexts = Arc::clone(&contexts);
+                    tokio::task::spawn_blocking(move || {
+                        extract(
+                            &options,
+                            &contexts,
+                            &base,
+                            content_type,
+                            encoding,
+                            prefix,
+                            is_context,
+                        )
+                    })
+                    .await
+                    .unwrap_or_else(|e| (None, Some(format!("link extraction failed: {e}"))))
+                }
+                Some(Err(e)) => (None, Some(format!("reading the payload: {e}"))),
+                None => (None, None),
+            };
+            let _ = done.send(Done::Document {
+                id,
+                fetch,
+                conditional_on,
+                parse,
+                parse_error,
+                context_body,
+            });
+        });
+    }
+
+    fn fetch_robots(&mut self, pld: PldId, url: Url) {
+        let Some(first) = robots_url(&url) else {
+            return;
+        };
+        self.requests += 1;
+        let headers = self.request_headers("text/plain, */*;q=0.1", None);
+        let client = self.client.clone();
+        let delay = self.frontier.delay(pld);
+        let agent = self.agent_token.clone();
+        let max_decoded = self.options.max_decoded;
+        let done = self.done_tx.clone();
+        let origin = url;
+        tokio::spawn(async move {
+            let mut fetches: Vec<(Url, Fetch)> = Vec::new();
+            let mut target = first;
+            let mut not_before = Instant::now();
+            let policy = loop {
+                let mut fetch = client.fetch(&target, &headers, not_before).await;
+                not_before = finished_at(&fetch).unwrap_or_else(Instant::now) + delay;
+                let (status, location, body) = match &mut fetch.outcome {
+                    Ok(response) => {
+                        let encoding =
+                            header(&response.headers, "Content-Encoding").map(str::to_string);
+                        let body = response
+                            .body
+                            .prefix(super::robots::MAX_ROBOTS_BYTES)
+                            .ok()
+                            .and_then(|raw| {
+                                rdf::decode_content(
+                                    encoding.as_deref(),
+                                    &raw,
+                                    max_decoded.min(super::robots::MAX_ROBOTS_BYTES * 4),
+                                )
+                                .ok()
+                            })
+                            .unwrap_or_default();
+                        let location =
+                            header(&response.headers, "Location").and_then(|l| target.join(l).ok());
+                        (Some(response.status), location, body)
+                    }
+                    Err(_) => (None, None, Vec::new()),
+                };
+                fetches.push((target.clone(), fetch));
+                match (status, location) {
+                    (Some(301 | 302 | 303 | 307 | 308), Some(next)) if fetches.len() <= 5 => {
+                        target = next;
+                    }
+                    _ => break RobotsPolicy::from_response(status, &body, &agent),
+                }
+            };
+            let _ = done.send(Done::Robots {
+                pld,
+                origin,
+                fetches,
+                policy,
+            });
+        });
+    }
+
+    fn handle(&mut self, done: Done) {
+        match done {
+            Done::Robots {
+                pld,
+                origin,
+                fetches,
+                policy,
+            } => self.handle_robots(pld, origin, fetches, policy),
+            Done::Document {
+                id,
+                fetch,
+                conditional_on,
+                parse,
+                parse_error,
+                context_body,
+            } => {
+                if let Some(body) = context_body {
+                    let url = self.frontier.entry(id).url.to_string();
+                    if let Ok(mut contexts) = self.contexts.0.lock() {
+                        contexts.insert(url, body);
+                    }
+                }
+                self.handle_document(id, fetch, conditional_on, parse, parse_error)
+            }
+        }
+    }
+
+    fn handle_robots(
+        &mut self,
+        pld: PldId,
+        origin: Url,
+        fetches: Vec<(Url, Fetch)>,
+        policy: RobotsPolicy,
+    ) {
+        if let Some(delay) = policy.crawl_delay() {
+            self.frontier
+                .raise_delay(pld, delay.min(self.options.max_crawl_delay));
+        }
+        self.robots.insert(&origin, policy, Instant::now());
+        self.robots_pending.remove(&origin_key(&origin));
+        let last_sent = fetches
+            .iter()
+            .rev()
+            .find_map(|(_, f)| f.sent_at.map(|(_, at)| at));
+        self.frontier.release(pld, last_sent);
+        for (url, fetch) in fetches {
+            let job = CaptureJob {
+                host: url.host_str().unwrap_or("").to_string(),
+                url: url.to_string(),
+                kind: "robots".into(),
+                round: self.frontier.round(),
+                hops: 0,
+                via: None,
+                path: "P".into(),
+                fetch,
+                conditional_on: None,
+                parse: None,
+                new_urls: Vec::new(),
+                done: false,
+                note: None,
+            };
+            self.send(ArchiveJob::Capture(Box::new(job)));
+        }
+    }
+
+    fn handle_document(
+        &mut self,
+        id: UrlId,
+        fetch: Fetch,
+        conditional_on: Option<UrlState>,
+        parse: Option<rdf::Extracted>,
+        parse_error: Option<String>,
+    ) {
+        let pld = self.frontier.entry(id).pld;
+        let sent = finished_at(&fetch);
+        let url = self.frontier.entry(id).url.to_string();
+        let mut new_urls = Vec::new();
+        let mut note = None;
+        let mut done = true;
+        if let Ok(response) = &fetch.outcome {
+            let status = response.status;
+            if status == 429 || status == 503 {
+                let retry_after =
+                    header(&response.headers, "Retry-After").and_then(parse_retry_after);
+                self.frontier.back_off(
+                    pld,
+                    retry_after,
+                    self.options.max_retry_after,
+                    Instant::now(),
+                );
+                if self.frontier.retry(id) {
+                    done = false;
+                    note = Some(format!("HTTP {status}: will retry"));
+                }
+            } else {
+                self.frontier.reset_backoff(pld);
+            }
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                note =
+                    self.follow_redirect(id, header(&response.headers, "Location"), &mut new_urls);
+            }
+        }
+        let summary = parse.as_ref().map(|p| ParseSummary {
+            syntax: Some(p.syntax.media_type().to_string()),
+            triples: p.triples,
+            outlinks: p.links.len() as u64,
+            error: p.error.clone(),
+        });
+        let summary = summary.or_else(|| {
+            parse_error.clone().map(|error| ParseSummary {
+                error: Some(error),
+                ..ParseSummary::default()
+            })
+        });
+        if let Some(parse) = &parse {
+            self.add_links(id, parse, &mut new_urls);
+        }
+        if done {
+            self.frontier.done(id);
+        }
+        self.frontier.release(pld, sent);
+        let entry = self.frontier.entry(id);
+        let job = CaptureJob {
+            host: Url::parse(&url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_default(),
+            url,
+            kind: match entry.kind {
+                UrlKind::Context => "context",
+                _ => "document",
+            }
+            .into(),
+            round: self.frontier.round(),
+            hops: entry.hops,
+            via: entry.via.map(|v| self.frontier.entry(v).url.to_string()),
+            path: entry.path.to_string(),
+            fetch,
+            conditional_on,
+            parse: summary,
+            new_urls,
+            done,
+            note,
+        };
+        self.send(ArchiveJob::Capture(Box::new(job)));
+    }
+
+    /// Queues a redirect's target in this round; returns a note when it is not followed.
+    fn follow_redirect(
+        &mut self,
+        id: UrlId,
+        location: Option<&str>,
+        new_urls: &mut Vec<FrontierEntry>,
+    ) -> Option<String> {
+        let entry = self.frontier.entry(id).clone();
+        let Some(location) = location else {
+            return Some("redirect without Location".into());
+        };
+        let target = Url::parse(&entry.url)
+            .ok()
+            .and_then(|base| base.join(location).ok())
+            .and_then(|u| normalize(u.as_str()));
+        let Some(target) = target else {
+            return Some(format!("redirect to an unusable Location: {location}"));
+        };
+        if entry.redirects >= self.options.max_redirects {
+            return Some(format!(
+                "redirect limit ({}) reached; {target} not followed",
+                self.options.max_redirects
+            ));
+        }
+        if self.in_redirect_chain(id, &target) {
+            return Some(format!("redirect cycle: {target} was already in the chain"));
+        }
+        let new = NewUrl {
+            pld: pld_of(&target),
+            url: target,
+            hops: entry.hops,
+            redirects: entry.redirects + 1,
+            via: Some(id),
+            path: format!("{}R", entry.path),
+            kind: UrlKind::Redirect,
+            round: self.frontier.round(),
+            inlinks: 0,
+        };
+        if let Added::New(new_id) = self.frontier.add(new) {
+            new_urls.push(self.frontier_entry(new_id));
+        }
+        None
+    }
+
+    fn in_redirect_chain(&self, id: UrlId, target: &str) -> bool {
+        let mut current = Some(id);
+        while let Some(at) = current {
+            let entry = self.frontier.entry(at);
+            if &*entry.url == target {
+                return true;
+            }
+            current = if entry.kind == UrlKind::Redirect {
+                entry.via
+            } else {
+                None
+            };
+        }
+        false
+    }
+
+    fn add_links(&mut self, id: UrlId, parse: &rdf::Extracted, new_urls: &mut Vec<FrontierEntry>) {
+        let entry = self.frontier.entry(id).clone();
+        let round = self.frontier.round();
+        let mut contexts: Vec<&String> = parse.missing_contexts.iter().collect();
+        contexts.extend(parse.remote_contexts.iter());
+        for context in contexts {
+            let Some(url) = normalize(context) else {
+                continue;
+            };
+            let new = NewUrl {
+                pld: pld_of(&url),
+                url,
+                hops: entry.hops,
+                redirects: 0,
+                via: Some(id),
+                path: format!("{}X", entry.path),
+                kind: UrlKind::Context,
+                round,
+                inlinks: 0,
+            };
+            if let Added::New(new_id) = self.frontier.add(new) {
+                new_urls.push(self.frontier_entry(new_id));
+            }
+        }
+        if entry.hops >= self.options.hops || entry.kind == UrlKind::Context {
+            return;
+        }
+        for link in &parse.links {
+            let Some(url) = normalize(link) else {
+                continue;
+            };
+            let new = NewUrl {
+                pld: pld_of(&url),
+                url,
+                hops: entry.hops + 1,
+                redirects: 0,
+                via: Some(id),
+                path: format!("{}L", entry.path),
+                kind: UrlKind::Link,
+                round: round + 1,
+                inlinks: 0,
+            };
+            if let Added::New(new_id) = self.frontier.add(new) {
+                new_urls.push(self.frontier_entry(new_id));
+            }
+        }
+    }
+}
+
+/// Parses a payload prefix for links (on a blocking thread).
+fn extract(
+    options: &CrawlOptions,
+    contexts: &CapturedContexts,
+    base: &str,
+    content_type: Option<String>,
+    encoding: Option<String>,
+    prefix: Vec<u8>,
+    is_context: bool,
+) -> (Option<rdf::Extracted>, Option<String>) {
+    if is_context {
+        return (None, None);
+    }
+    let decoded = match rdf::decode_content(encoding.as_deref(), &prefix, options.max_decoded) {
+        Ok(bytes) => bytes,
+        Err(e) => return (None, Some(format!("decoding {base}: {e}"))),
+    };
+    let syntaxes = rdf::choose_syntaxes(content_type.as_deref(), &decoded);
+    if syntaxes.is_empty() {
+        return (None, None);
+    }
+    let link_options = LinkOptions {
+        follow_predicates: if options.follow_predicates.is_empty() {
+            None
+        } else {
+            Some(&options.follow_predicates)
+        },
+        max_links: 100_000,
+        contexts,
+    };
+    match rdf::extract_links(&decoded, &syntaxes, base, &link_options) {
+        Ok(extracted) => (Some(extracted), None),
+        Err(e) => (None, Some(e.to_string())),
+    }
+}
+
+/// When a fetch that reached the server ended: the PLD's delay counts from here, so that
+/// even by the server's clock no two requests come closer than the delay.
+fn finished_at(fetch: &Fetch) -> Option<Instant> {
+    fetch.sent_at.map(|(_, at)| at + fetch.duration)
+}
+
+/// `Retry-After` as seconds or an HTTP date.
+fn parse_retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let date = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let wait = date.with_timezone(&Utc) - Utc::now();
+    Some(wait.to_std().unwrap_or_default())
+}
+
+/// A crawlable URL: http(s) with a host, fragment removed, as the `url` crate normalises it.
+pub fn normalize(text: &str) -> Option<String> {
+    let mut url = Url::parse(text.trim()).ok()?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return None;
+    }
+    url.set_fragment(None);
+    Some(url.into())
+}
+
+fn pld_of(url: &str) -> String {
+    Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(pay_level_domain))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_normalised_and_filtered() {
+        assert_eq!(
+            normalize("HTTP://Example.ORG:80/a#frag").as_deref(),
+            Some("http://example.org/a")
+        );
+        assert_eq!(normalize("mailto:x@example.org"), None);
+        assert_eq!(normalize("urn:isbn:123"), None);
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        assert_eq!(parse_retry_after("120"), Some(Duration::from_secs(120)));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after("soon"), None);
+    }
+}
