@@ -303,12 +303,12 @@ impl ArchiverState {
             if built.change == Change::Unchanged {
                 self.stats.revisits += 1;
             }
+            let mut problems: Vec<String> = entry.error.take().into_iter().collect();
             if let Some(truncated) = &response.truncated {
-                entry.error = Some(format!("body truncated ({})", truncated.as_warc()));
+                problems.push(format!("body truncated ({})", truncated.as_warc()));
             }
-            if entry.error.is_none() {
-                entry.error = job.parse.as_ref().and_then(|p| p.error.clone());
-            }
+            problems.extend(job.parse.as_ref().and_then(|p| p.error.clone()));
+            entry.error = (!problems.is_empty()).then(|| problems.join("; "));
             entry.record = Some(record.clone());
             new_state = Some(next_url_state(
                 response,
