@@ -34,7 +34,7 @@ pub enum ArchiveJob {
     /// A URL not fetched (robots.txt, a failure before sending): log it only.
     LogOnly {
         /// The log row.
-        entry: FetchLogEntry,
+        entry: Box<FetchLogEntry>,
         /// Mark the URL done in the frontier.
         done: bool,
     },
@@ -434,7 +434,7 @@ fn build_records(
         .unwrap_or_default();
     let previous_capture = previous.and_then(|p| Some((p, p.record.as_ref()?)));
     let not_modified = response.status == 304 && conditional;
-    let same_payload = response.body.len() > 0
+    let same_payload = !response.body.is_empty()
         && previous.and_then(|p| p.digest.as_deref()) == Some(payload_digest.as_str());
     let (main_header, main_block, change, original, digest) = match previous_capture {
         Some((state, record)) if not_modified || same_payload => {
@@ -573,7 +573,7 @@ fn next_url_state(
             ..previous
         },
         _ => UrlState {
-            digest: Some(built.payload_digest.clone()).filter(|_| response.body.len() > 0),
+            digest: Some(built.payload_digest.clone()).filter(|_| !response.body.is_empty()),
             date: Some(date.to_string()),
             record: Some(record),
             etag,

@@ -247,7 +247,7 @@ pub fn peak_rss() -> Option<u64> {
 enum Done {
     Document {
         id: UrlId,
-        fetch: Fetch,
+        fetch: Box<Fetch>,
         conditional_on: Option<UrlState>,
         parse: Option<rdf::Extracted>,
         parse_error: Option<String>,
@@ -479,7 +479,7 @@ impl Crawler {
         self.frontier.done(id);
         let entry = self.frontier.entry(id);
         self.send(ArchiveJob::LogOnly {
-            entry: FetchLogEntry {
+            entry: Box::new(FetchLogEntry {
                 url: entry.url.to_string(),
                 time: Utc::now(),
                 round: self.frontier.round(),
@@ -494,7 +494,7 @@ impl Crawler {
                 content_type: None,
                 outlinks: None,
                 record: None,
-            },
+            }),
             done: true,
         });
     }
@@ -606,7 +606,7 @@ impl Crawler {
             };
             let _ = done.send(Done::Document {
                 id,
-                fetch,
+                fetch: Box::new(fetch),
                 conditional_on,
                 parse,
                 parse_error,
@@ -696,7 +696,7 @@ impl Crawler {
                         contexts.insert(url, body);
                     }
                 }
-                self.handle_document(id, fetch, conditional_on, parse, parse_error)
+                self.handle_document(id, *fetch, conditional_on, parse, parse_error)
             }
         }
     }
@@ -961,7 +961,17 @@ fn extract(
         contexts,
     };
     match rdf::extract_links(&decoded, &syntaxes, base, &link_options) {
-        Ok(extracted) => (Some(extracted), None),
+        Ok(mut extracted) => {
+            if !extracted.missing_contexts.is_empty() {
+                // Without its context a JSON-LD term expands against the base into an IRI
+                // nobody wrote (`"Person"` → `<base>/Person`): keep only the links that are
+                // spelled out in the document; the context is captured for next time.
+                extracted
+                    .links
+                    .retain(|link| memchr::memmem::find(&decoded, link.as_bytes()).is_some());
+            }
+            (Some(extracted), None)
+        }
         Err(e) => (None, Some(e.to_string())),
     }
 }

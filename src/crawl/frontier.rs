@@ -242,12 +242,7 @@ impl Frontier {
             return Added::Known(id);
         }
         let id = self.urls.len() as UrlId;
-        let hash = hash_url(&new.url);
-        if self.by_hash.contains_key(&hash) {
-            self.collided.insert(new.url.as_str().into(), id);
-        } else {
-            self.by_hash.insert(hash, id);
-        }
+        self.index_url(&new.url, id);
         let pld = self.pld(&new.pld);
         let urgent = new.kind != UrlKind::Link;
         self.urls.push(UrlEntry {
@@ -277,12 +272,7 @@ impl Frontier {
             return;
         }
         let id = self.urls.len() as UrlId;
-        let hash = hash_url(url);
-        if self.by_hash.contains_key(&hash) {
-            self.collided.insert(url.into(), id);
-        } else {
-            self.by_hash.insert(hash, id);
-        }
+        self.index_url(url, id);
         let pld = self.pld(pld);
         self.urls.push(UrlEntry {
             url: url.into(),
@@ -298,6 +288,18 @@ impl Frontier {
             round: self.round,
             queued_key: None,
         });
+    }
+
+    /// Makes a new URL findable by [`Frontier::find`].
+    fn index_url(&mut self, url: &str, id: UrlId) {
+        match self.by_hash.entry(hash_url(url)) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.insert(url.into(), id);
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(id);
+            }
+        }
     }
 
     fn add_inlink(&mut self, id: UrlId) {
