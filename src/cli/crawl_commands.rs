@@ -168,12 +168,12 @@ fn progress_bar() -> ProgressBar {
 fn describe(progress: &CrawlProgress) -> String {
     let archived = &progress.archived;
     format!(
-        "round {} · {} documents ({} unchanged) · {} active PLDs, {} in flight · {} queued · {} · {:.1} docs/s · {} failed, {} excluded",
+        "round {} · {} documents ({} unchanged) · PLDs: {} fetching, {} waiting · {} queued · {} · {:.1} docs/s · {} failed, {} excluded",
         progress.round,
         archived.captures,
         archived.revisits,
-        progress.active_plds,
         progress.in_flight,
+        progress.active_plds.saturating_sub(progress.in_flight),
         progress.queued.0 + progress.queued.1,
         human_bytes(archived.payload_bytes),
         archived.captures as f64 / progress.seconds.max(1e-9),
