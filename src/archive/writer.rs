@@ -1,7 +1,7 @@
 //! Writing captures into the partitioned tree: one open file per pay-level domain and hour,
 //! rotated by size and at the hour boundary, renamed from `.open` when closed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
@@ -14,6 +14,10 @@ use super::layout::{Archive, file_name, pay_level_domain};
 use super::recover::{Recovery, recover_open_files};
 use crate::warc::time::parse_warc_date;
 use crate::warc::{Block, WarcHeader, WarcWriter, warcinfo_record};
+
+/// Write buffer per open file. Every capture is flushed when written, so a bigger buffer
+/// buys nothing, and a crawl keeps one file open per PLD (hundreds at once).
+const FILE_BUFFER_BYTES: usize = 32 * 1024;
 
 /// Serial numbers handed out by this process; names are also checked on disk.
 static NEXT_SERIAL: AtomicU32 = AtomicU32::new(0);
@@ -78,6 +82,9 @@ pub struct ArchiveWriter {
     archive: Archive,
     options: ArchiveWriterOptions,
     files: HashMap<String, OpenFile>,
+    /// File names present in each hour directory (read once per hour: while this writer
+    /// holds the lock, only it adds names).
+    taken: HashMap<PathBuf, HashSet<String>>,
     _lock: File,
 }
 
@@ -96,6 +103,7 @@ impl ArchiveWriter {
                 archive,
                 options,
                 files: HashMap::new(),
+                taken: HashMap::new(),
                 _lock: lock,
             },
             recoveries,
@@ -183,7 +191,7 @@ impl ArchiveWriter {
     }
 
     fn create_file(
-        &self,
+        &mut self,
         pld: &str,
         time: DateTime<Utc>,
         hour: DateTime<Utc>,
@@ -191,10 +199,14 @@ impl ArchiveWriter {
         let dir = self.archive.partition_dir(time, pld);
         fs::create_dir_all(&dir)?;
         let hour_dir = dir.parent().unwrap_or(&dir).to_path_buf();
+        let taken = self
+            .taken
+            .entry(hour_dir.clone())
+            .or_insert_with(|| names_in_hour(&hour_dir));
         loop {
             let serial = NEXT_SERIAL.fetch_add(1, Ordering::Relaxed);
             let name = file_name(&self.options.prefix, time, serial, &self.options.hostname);
-            if name_taken(&hour_dir, &name) {
+            if !taken.insert(name.clone()) {
                 continue;
             }
             let final_path = dir.join(&name);
@@ -208,8 +220,9 @@ impl ArchiveWriter {
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(e),
             };
-            let mut writer = WarcWriter::new(BufWriter::with_capacity(256 * 1024, handle), 0)
-                .with_compression(Some(self.options.gzip_level));
+            let mut writer =
+                WarcWriter::new(BufWriter::with_capacity(FILE_BUFFER_BYTES, handle), 0)
+                    .with_compression(Some(self.options.gzip_level));
             // The warcinfo carries the time the file's name and partition were taken from.
             let (header, block) = warcinfo_record(&name, time, &self.warcinfo_fields())?;
             writer.write_record(header, block)?;
@@ -282,15 +295,23 @@ fn truncate_hour(time: DateTime<Utc>) -> DateTime<Utc> {
     time.duration_trunc(TimeDelta::hours(1)).unwrap_or(time)
 }
 
-/// Whether `name` (or its `.open` form) already exists in any PLD directory of the hour.
-fn name_taken(hour_dir: &Path, name: &str) -> bool {
+/// The WARC file names (without `.open`) in every PLD directory of an hour directory.
+fn names_in_hour(hour_dir: &Path) -> HashSet<String> {
+    let mut names = HashSet::new();
     let Ok(entries) = fs::read_dir(hour_dir) else {
-        return false;
+        return names;
     };
-    entries.flatten().any(|entry| {
-        let dir = entry.path();
-        dir.join(name).exists() || dir.join(format!("{name}{OPEN_SUFFIX}")).exists()
-    })
+    for pld_dir in entries.flatten() {
+        let Ok(files) = fs::read_dir(pld_dir.path()) else {
+            continue;
+        };
+        for file in files.flatten() {
+            let name = file.file_name().to_string_lossy().into_owned();
+            let name = name.strip_suffix(OPEN_SUFFIX).unwrap_or(&name).to_string();
+            names.insert(name);
+        }
+    }
+    names
 }
 
 fn finalize(file: OpenFile) -> io::Result<PathBuf> {

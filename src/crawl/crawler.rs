@@ -272,6 +272,9 @@ impl ContextSource for CapturedContexts {
     }
 }
 
+/// How early a PLD's next fetch starts before its delay ends (it sends only once it has).
+const DISPATCH_LOOKAHEAD: Duration = Duration::from_millis(20);
+
 /// Largest context kept in memory for parsing.
 const MAX_CONTEXT_BYTES: usize = 1024 * 1024;
 
@@ -412,6 +415,7 @@ impl Crawler {
             let wakeup = self
                 .frontier
                 .next_wakeup()
+                .map(|at| at.checked_sub(DISPATCH_LOOKAHEAD).unwrap_or(at))
                 .unwrap_or_else(|| Instant::now() + Duration::from_millis(250))
                 .min(Instant::now() + Duration::from_millis(250));
             tokio::select! {
@@ -445,9 +449,13 @@ impl Crawler {
     fn dispatch(&mut self) {
         let now = Instant::now();
         while self.frontier.in_flight() < self.options.concurrency {
-            let Some(pld) = self.frontier.next_ready_pld(now) else {
+            // A PLD whose delay ends within the lookahead is started now: the fetch connects
+            // at once and sends at `not_before`, so connecting and waking up cost no time
+            // beyond the delay.
+            let Some(pld) = self.frontier.next_ready_pld(now + DISPATCH_LOOKAHEAD) else {
                 break;
             };
+            let not_before = self.frontier.next_allowed(pld).max(now);
             let Some(id) = self.frontier.take(pld) else {
                 continue;
             };
@@ -463,14 +471,14 @@ impl Crawler {
                     self.frontier.occupy(pld);
                     let origin = origin_key(&url);
                     if self.robots_pending.insert(origin) {
-                        self.fetch_robots(pld, url);
+                        self.fetch_robots(pld, url, not_before);
                     }
                 }
                 Some(policy) if !policy.allows(url.as_str()) => {
                     self.exclude(id);
                     self.frontier.release(pld, None);
                 }
-                Some(_) => self.fetch_document(id, url),
+                Some(_) => self.fetch_document(id, url, not_before),
             }
         }
     }
@@ -521,7 +529,7 @@ impl Crawler {
         headers
     }
 
-    fn fetch_document(&mut self, id: UrlId, url: Url) {
+    fn fetch_document(&mut self, id: UrlId, url: Url, not_before: Instant) {
         self.requests += 1;
         let conditional_on = if self.options.conditional {
             self.reader
@@ -539,7 +547,7 @@ impl Crawler {
         let is_context = self.frontier.entry(id).kind == UrlKind::Context;
         let done = self.done_tx.clone();
         tokio::spawn(async move {
-            let mut fetch = client.fetch(&url, &headers, Instant::now()).await;
+            let mut fetch = client.fetch(&url, &headers, not_before).await;
             let context_body = match &mut fetch.outcome {
                 Ok(response) if is_context && (200..300).contains(&response.status) => {
                     let encoding =
@@ -615,7 +623,7 @@ impl Crawler {
         });
     }
 
-    fn fetch_robots(&mut self, pld: PldId, url: Url) {
+    fn fetch_robots(&mut self, pld: PldId, url: Url, not_before: Instant) {
         let Some(first) = robots_url(&url) else {
             return;
         };
@@ -630,7 +638,7 @@ impl Crawler {
         tokio::spawn(async move {
             let mut fetches: Vec<(Url, Fetch)> = Vec::new();
             let mut target = first;
-            let mut not_before = Instant::now();
+            let mut not_before = not_before;
             let policy = loop {
                 let mut fetch = client.fetch(&target, &headers, not_before).await;
                 not_before = finished_at(&fetch).unwrap_or_else(Instant::now) + delay;
@@ -714,11 +722,8 @@ impl Crawler {
         }
         self.robots.insert(&origin, policy, Instant::now());
         self.robots_pending.remove(&origin_key(&origin));
-        let last_sent = fetches
-            .iter()
-            .rev()
-            .find_map(|(_, f)| f.sent_at.map(|(_, at)| at));
-        self.frontier.release(pld, last_sent);
+        let last_finished = fetches.iter().rev().find_map(|(_, f)| finished_at(f));
+        self.frontier.release(pld, last_finished);
         for (url, fetch) in fetches {
             let job = CaptureJob {
                 host: url.host_str().unwrap_or("").to_string(),

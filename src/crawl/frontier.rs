@@ -367,6 +367,11 @@ impl Frontier {
         None
     }
 
+    /// When a PLD may next be sent a request.
+    pub fn next_allowed(&self, pld_id: PldId) -> Instant {
+        self.plds[pld_id as usize].next_allowed
+    }
+
     /// When the next waiting PLD's delay passes.
     pub fn next_wakeup(&self) -> Option<Instant> {
         if !self.ready.is_empty() {
