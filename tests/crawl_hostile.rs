@@ -7,7 +7,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{ldwarc, run, stdout_ok, venv_bin};
+use common::{assert_warcs_valid, ldwarc, run, stdout_ok};
 use ldwarc::archive::walk_warc_files;
 use ldwarc::store::{Change, StateStore};
 use ldwarc::testweb::{Doc, Hostile, Resource, Robots, Term, TestWebServer, Triple, Web};
@@ -162,19 +162,5 @@ fn hostile_servers_never_stop_a_crawl() {
 
     // Every file is valid.
     let files = walk_warc_files(&root.path().join("warc")).unwrap();
-    let output = run(std::process::Command::new(venv_bin("warcio"))
-        .arg("check")
-        .args(&files));
-    assert!(
-        output.status.success(),
-        "warcio check: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let output = run(ldwarc().arg("check").args(&files));
-    assert!(
-        output.status.success(),
-        "ldwarc check: {}",
-        String::from_utf8_lossy(&output.stdout)
-    );
+    assert_warcs_valid(&files);
 }

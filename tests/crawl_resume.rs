@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{ldwarc, run, venv_bin};
+use common::{assert_warcs_valid, ldwarc, run};
 use ldwarc::archive::walk_warc_files;
 use ldwarc::store::StateStore;
 use ldwarc::testweb::{GenSpec, TestWebServer, Web};
@@ -107,21 +107,7 @@ fn killed_crawls_resume_without_loss_or_duplicates() {
 
     // Every document archived, every file valid.
     let files = walk_warc_files(&root.path().join("warc")).unwrap();
-    let output = run(ldwarc().arg("check").args(&files));
-    assert!(
-        output.status.success(),
-        "ldwarc check: {}",
-        String::from_utf8_lossy(&output.stdout)
-    );
-    let output = run(std::process::Command::new(venv_bin("warcio"))
-        .arg("check")
-        .args(&files));
-    assert!(
-        output.status.success(),
-        "warcio check: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_warcs_valid(&files);
     let store = StateStore::open(&root.path().join("state")).unwrap();
     let log = store.fetch_log(None).unwrap();
     for url in &expected {

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
-use common::{ldwarc, run, stdout_ok, venv_bin};
+use common::{ldwarc, run, stdout_ok};
 use ldwarc::archive::{pay_level_domain, walk_warc_files};
 use ldwarc::store::{Change, StateStore};
 use ldwarc::testweb::{TestWebServer, Web};
@@ -76,15 +76,7 @@ fn records_of(files: &[std::path::PathBuf]) -> Vec<RecordSummary> {
 }
 
 fn warcio_check(files: &[std::path::PathBuf]) {
-    let output = run(std::process::Command::new(venv_bin("warcio"))
-        .arg("check")
-        .args(files));
-    assert!(
-        output.status.success(),
-        "warcio check failed: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    common::assert_warcs_valid(files);
 }
 
 #[test]

@@ -16,23 +16,19 @@ use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use ldwarc::archive::{ArchiveWriter, ArchiveWriterOptions};
 use ldwarc::warc::{Block, PayloadKind, WarcHeader, profiles, record_header, sha1_digest};
 
-/// A small deterministic generator (SplitMix64).
+/// A small deterministic generator: the test web's SplitMix64, with the helpers tests use.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(ldwarc::testweb::SplitMix64);
 
 impl Rng {
     /// A generator with a fixed seed.
     pub fn new(seed: u64) -> Self {
-        Self(seed)
+        Self(ldwarc::testweb::SplitMix64::new(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n` > 0).

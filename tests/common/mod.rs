@@ -327,3 +327,20 @@ pub fn query_encode(value: &str) -> String {
     }
     out
 }
+
+/// Asserts that `warcio check` and `ldwarc check` both pass on `files`.
+pub fn assert_warcs_valid(files: &[PathBuf]) {
+    let output = run(Command::new(venv_bin("warcio")).arg("check").args(files));
+    assert!(
+        output.status.success(),
+        "warcio check: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = run(ldwarc().arg("check").args(files));
+    assert!(
+        output.status.success(),
+        "ldwarc check: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
