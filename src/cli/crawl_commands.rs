@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::output;
-use crate::crawl::{CrawlConfig, CrawlOptions, CrawlProgress, CrawlSummary, crawl};
+use crate::crawl::{CrawlConfig, CrawlOptions, CrawlProgress, CrawlSummary, crawl, parse_seconds};
 
 /// Arguments of `ldwarc crawl`.
 #[derive(Debug, Args)]
@@ -22,17 +22,17 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "N")]
     hops: Option<u32>,
     /// Minimum seconds between two requests to one pay-level domain [default: 2].
-    #[arg(long, value_name = "SECONDS")]
-    delay: Option<f64>,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    delay: Option<Duration>,
     /// Largest robots.txt Crawl-delay honoured, in seconds [default: 60].
-    #[arg(long, value_name = "SECONDS")]
-    max_crawl_delay: Option<f64>,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    max_crawl_delay: Option<Duration>,
     /// Requests in flight at most, one per pay-level domain [default: 64].
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
     /// Seconds allowed for a whole fetch; connecting has the same limit [default: 120].
-    #[arg(long, value_name = "SECONDS")]
-    timeout: Option<f64>,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<Duration>,
     /// Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50000000].
     #[arg(long, value_name = "BYTES")]
     max_body: Option<u64>,
@@ -79,13 +79,6 @@ pub fn crawl_command(args: CrawlArgs) -> io::Result<i32> {
 fn options_from(root: PathBuf, args: &CrawlArgs) -> Result<CrawlOptions, String> {
     let mut options = CrawlOptions::new(&root);
     CrawlConfig::load(&root)?.apply(&mut options)?;
-    let secs = |name: &str, value: f64| {
-        if value.is_finite() && value >= 0.0 {
-            Ok(Duration::from_secs_f64(value))
-        } else {
-            Err(format!("--{name} must be a non-negative number of seconds"))
-        }
-    };
     if !args.seeds.is_empty() {
         options.seeds = read_seeds(&args.seeds)?;
     }
@@ -93,10 +86,10 @@ fn options_from(root: PathBuf, args: &CrawlArgs) -> Result<CrawlOptions, String>
         options.hops = hops;
     }
     if let Some(delay) = args.delay {
-        options.delay = secs("delay", delay)?;
+        options.delay = delay;
     }
     if let Some(delay) = args.max_crawl_delay {
-        options.max_crawl_delay = secs("max-crawl-delay", delay)?;
+        options.max_crawl_delay = delay;
     }
     if let Some(concurrency) = args.concurrency {
         if concurrency == 0 {
@@ -105,7 +98,7 @@ fn options_from(root: PathBuf, args: &CrawlArgs) -> Result<CrawlOptions, String>
         options.concurrency = concurrency;
     }
     if let Some(timeout) = args.timeout {
-        options.timeout = secs("timeout", timeout)?;
+        options.timeout = timeout;
         options.connect_timeout = options.timeout;
     }
     if let Some(max_body) = args.max_body {

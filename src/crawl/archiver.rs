@@ -4,8 +4,8 @@
 //! bytes reached the operating system. A crawl killed at any point loses at most the fetch
 //! in flight, and a fetch in the log is always in the archive.
 
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -298,7 +298,7 @@ impl ArchiverState {
             entry.status = Some(response.status);
             entry.bytes = Some(response.body.len());
             entry.digest = Some(built.payload_digest.clone());
-            entry.content_type = header(&response.headers, "Content-Type").map(str::to_string);
+            entry.content_type = response.header("Content-Type").map(str::to_string);
             entry.change = built.change;
             if built.change == Change::Unchanged {
                 self.stats.revisits += 1;
@@ -563,8 +563,8 @@ fn next_url_state(
     record: RecordRef,
     date: &str,
 ) -> UrlState {
-    let etag = header(&response.headers, "ETag").map(str::to_string);
-    let last_modified = header(&response.headers, "Last-Modified").map(str::to_string);
+    let etag = response.header("ETag").map(str::to_string);
+    let last_modified = response.header("Last-Modified").map(str::to_string);
     match (built.change, previous) {
         // A revisit keeps pointing at the original payload; fresh validators are kept.
         (Change::Unchanged, Some(previous)) => UrlState {
@@ -582,26 +582,6 @@ fn next_url_state(
     }
 }
 
-/// The first value of a header, case-insensitively.
-pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
-}
-
 fn strip_warc_dir(file: &str) -> &str {
     file.strip_prefix("warc/").unwrap_or(file)
-}
-
-/// Reads a whole small reader (test helper and robots bodies).
-pub fn read_all(mut reader: impl Read, limit: u64) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    reader.by_ref().take(limit).read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
-/// The state directory of an archive root.
-pub fn state_dir(root: &Path) -> PathBuf {
-    Archive::new(root).state_dir()
 }

@@ -14,7 +14,7 @@ use url::Url;
 
 use super::archived;
 use super::archiver::{
-    ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, ParseSummary, header,
+    ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, ParseSummary,
 };
 use super::frontier::{Added, Frontier, NewUrl, PldId, UrlId, UrlKind};
 use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule};
@@ -259,6 +259,8 @@ enum Done {
         origin: Url,
         fetches: Vec<(Url, Fetch)>,
         policy: RobotsPolicy,
+        /// Why the answer could not be read, logged with the last fetch.
+        problem: Option<String>,
     },
 }
 
@@ -349,13 +351,13 @@ impl Crawler {
         }
         let mut seeds = Vec::new();
         for seed in self.options.seeds.clone() {
-            let Some(url) = normalize(&seed) else {
+            let Some(url) = crawlable_text(&seed) else {
                 eprintln!("ldwarc: skipping seed {seed}: not an http(s) URL");
                 continue;
             };
             let new = NewUrl {
-                pld: pld_of(&url),
-                url,
+                pld: url.host_str().map(pay_level_domain).unwrap_or_default(),
+                url: url.into(),
                 hops: 0,
                 redirects: 0,
                 via: None,
@@ -534,8 +536,10 @@ impl Crawler {
         let conditional_on = if self.options.conditional {
             self.reader
                 .url_state(url.as_str())
-                .ok()
-                .flatten()
+                .unwrap_or_else(|error| {
+                    eprintln!("ldwarc: {error}; fetching {url} without validators");
+                    None
+                })
                 .filter(|s| s.record.is_some() && (s.etag.is_some() || s.last_modified.is_some()))
         } else {
             None
@@ -550,8 +554,7 @@ impl Crawler {
             let mut fetch = client.fetch(&url, &headers, not_before).await;
             let context_body = match &mut fetch.outcome {
                 Ok(response) if is_context && (200..300).contains(&response.status) => {
-                    let encoding =
-                        header(&response.headers, "Content-Encoding").map(str::to_string);
+                    let encoding = response.header("Content-Encoding").map(str::to_string);
                     response
                         .body
                         .prefix(MAX_CONTEXT_BYTES)
@@ -564,10 +567,8 @@ impl Crawler {
             };
             let payload = match &mut fetch.outcome {
                 Ok(response) if (200..300).contains(&response.status) => {
-                    let content_type =
-                        header(&response.headers, "Content-Type").map(str::to_string);
-                    let encoding =
-                        header(&response.headers, "Content-Encoding").map(str::to_string);
+                    let content_type = response.header("Content-Type").map(str::to_string);
+                    let encoding = response.header("Content-Encoding").map(str::to_string);
                     Some(
                         response
                             .body
@@ -625,6 +626,11 @@ impl Crawler {
 
     fn fetch_robots(&mut self, pld: PldId, url: Url, not_before: Instant) {
         let Some(first) = robots_url(&url) else {
+            // Only a URL without a host has no robots.txt; frontier URLs always have one.
+            self.robots
+                .insert(&url, RobotsPolicy::AllowAll, Instant::now());
+            self.robots_pending.remove(&origin_key(&url));
+            self.frontier.release(pld, None);
             return;
         };
         self.requests += 1;
@@ -639,38 +645,55 @@ impl Crawler {
             let mut fetches: Vec<(Url, Fetch)> = Vec::new();
             let mut target = first;
             let mut not_before = not_before;
+            let mut problem = None;
             let policy = loop {
                 let mut fetch = client.fetch(&target, &headers, not_before).await;
                 not_before = finished_at(&fetch).unwrap_or_else(Instant::now) + delay;
                 let (status, location, body) = match &mut fetch.outcome {
                     Ok(response) => {
-                        let encoding =
-                            header(&response.headers, "Content-Encoding").map(str::to_string);
-                        let body = response
-                            .body
-                            .prefix(super::robots::MAX_ROBOTS_BYTES)
-                            .ok()
-                            .and_then(|raw| {
-                                rdf::decode_content(
-                                    encoding.as_deref(),
-                                    &raw,
-                                    max_decoded.min(super::robots::MAX_ROBOTS_BYTES * 4),
-                                )
-                                .ok()
-                            })
-                            .unwrap_or_default();
-                        let location =
-                            header(&response.headers, "Location").and_then(|l| target.join(l).ok());
+                        let encoding = response.header("Content-Encoding").map(str::to_string);
+                        // Only a 2xx answer's rules are read (RFC 9309 §2.3.1).
+                        let body = if !(200..300).contains(&response.status) {
+                            Ok(Vec::new())
+                        } else {
+                            response
+                                .body
+                                .prefix(super::robots::MAX_ROBOTS_BYTES)
+                                .map_err(|e| e.to_string())
+                                .and_then(|raw| {
+                                    rdf::decode_content(
+                                        encoding.as_deref(),
+                                        &raw,
+                                        max_decoded.min(super::robots::MAX_ROBOTS_BYTES * 4),
+                                    )
+                                    .map_err(|e| e.to_string())
+                                })
+                        };
+                        let body = match body {
+                            Ok(body) => Some(body),
+                            Err(error) => {
+                                problem = Some(format!(
+                                    "robots.txt unreadable ({error}): the host is treated as disallowed"
+                                ));
+                                None
+                            }
+                        };
+                        let location = response
+                            .header("Location")
+                            .and_then(|l| target.join(l).ok());
                         (Some(response.status), location, body)
                     }
-                    Err(_) => (None, None, Vec::new()),
+                    Err(_) => (None, None, Some(Vec::new())),
                 };
                 fetches.push((target.clone(), fetch));
                 match (status, location) {
                     (Some(301 | 302 | 303 | 307 | 308), Some(next)) if fetches.len() <= 5 => {
                         target = next;
                     }
-                    _ => break RobotsPolicy::from_response(status, &body, &agent),
+                    _ => match body {
+                        Some(body) => break RobotsPolicy::from_response(status, &body, &agent),
+                        None => break RobotsPolicy::DisallowAll,
+                    },
                 }
             };
             let _ = done.send(Done::Robots {
@@ -678,6 +701,7 @@ impl Crawler {
                 origin,
                 fetches,
                 policy,
+                problem,
             });
         });
     }
@@ -689,7 +713,8 @@ impl Crawler {
                 origin,
                 fetches,
                 policy,
-            } => self.handle_robots(pld, origin, fetches, policy),
+                problem,
+            } => self.handle_robots(pld, origin, fetches, policy, problem),
             Done::Document {
                 id,
                 fetch,
@@ -715,6 +740,7 @@ impl Crawler {
         origin: Url,
         fetches: Vec<(Url, Fetch)>,
         policy: RobotsPolicy,
+        problem: Option<String>,
     ) {
         if let Some(delay) = policy.crawl_delay() {
             self.frontier
@@ -724,7 +750,10 @@ impl Crawler {
         self.robots_pending.remove(&origin_key(&origin));
         let last_finished = fetches.iter().rev().find_map(|(_, f)| finished_at(f));
         self.frontier.release(pld, last_finished);
-        for (url, fetch) in fetches {
+        let last = fetches.len().saturating_sub(1);
+        let mut problem = problem;
+        for (index, (url, fetch)) in fetches.into_iter().enumerate() {
+            let note = if index == last { problem.take() } else { None };
             let job = CaptureJob {
                 host: url.host_str().unwrap_or("").to_string(),
                 url: url.to_string(),
@@ -738,7 +767,7 @@ impl Crawler {
                 parse: None,
                 new_urls: Vec::new(),
                 done: false,
-                note: None,
+                note,
             };
             self.send(ArchiveJob::Capture(Box::new(job)));
         }
@@ -761,8 +790,7 @@ impl Crawler {
         if let Ok(response) = &fetch.outcome {
             let status = response.status;
             if status == 429 || status == 503 {
-                let retry_after =
-                    header(&response.headers, "Retry-After").and_then(parse_retry_after);
+                let retry_after = response.header("Retry-After").and_then(parse_retry_after);
                 self.frontier.back_off(
                     pld,
                     retry_after,
@@ -777,8 +805,7 @@ impl Crawler {
                 self.frontier.reset_backoff(pld);
             }
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
-                note =
-                    self.follow_redirect(id, header(&response.headers, "Location"), &mut new_urls);
+                note = self.follow_redirect(id, response.header("Location"), &mut new_urls);
             }
         }
         let summary = parse.as_ref().map(|p| ParseSummary {
@@ -840,7 +867,7 @@ impl Crawler {
         let target = Url::parse(&entry.url)
             .ok()
             .and_then(|base| base.join(location).ok())
-            .and_then(|u| normalize(u.as_str()));
+            .and_then(crawlable);
         let Some(target) = target else {
             return Some(format!("redirect to an unusable Location: {location}"));
         };
@@ -850,24 +877,42 @@ impl Crawler {
                 self.options.max_redirects
             ));
         }
-        if self.in_redirect_chain(id, &target) {
+        if self.in_redirect_chain(id, target.as_str()) {
             return Some(format!("redirect cycle: {target} was already in the chain"));
         }
+        self.queue(target, id, UrlKind::Redirect, new_urls);
+        None
+    }
+
+    /// Queues a URL found through `via` (a link, a redirect target or a JSON-LD context);
+    /// its hops, redirects, discovery path and round follow from `via` and `kind`. A URL
+    /// already known only gains an in-link.
+    fn queue(&mut self, url: Url, via: UrlId, kind: UrlKind, new_urls: &mut Vec<FrontierEntry>) {
+        if let Some(known) = self.frontier.find(url.as_str()) {
+            self.frontier.add_inlink(known);
+            return;
+        }
+        let from = self.frontier.entry(via);
+        let round = self.frontier.round();
+        let (hops, redirects, step, round) = match kind {
+            UrlKind::Link => (from.hops + 1, 0, 'L', round + 1),
+            UrlKind::Redirect => (from.hops, from.redirects + 1, 'R', round),
+            UrlKind::Context => (from.hops, 0, 'X', round),
+        };
         let new = NewUrl {
-            pld: pld_of(&target),
-            url: target,
-            hops: entry.hops,
-            redirects: entry.redirects + 1,
-            via: Some(id),
-            path: format!("{}R", entry.path),
-            kind: UrlKind::Redirect,
-            round: self.frontier.round(),
+            pld: url.host_str().map(pay_level_domain).unwrap_or_default(),
+            path: format!("{}{step}", from.path),
+            url: url.into(),
+            hops,
+            redirects,
+            via: Some(via),
+            kind,
+            round,
             inlinks: 0,
         };
         if let Added::New(new_id) = self.frontier.add(new) {
             new_urls.push(self.frontier_entry(new_id));
         }
-        None
     }
 
     fn in_redirect_chain(&self, id: UrlId, target: &str) -> bool {
@@ -887,50 +932,16 @@ impl Crawler {
     }
 
     fn add_links(&mut self, id: UrlId, parse: &rdf::Extracted, new_urls: &mut Vec<FrontierEntry>) {
-        let entry = self.frontier.entry(id).clone();
-        let round = self.frontier.round();
-        let mut contexts: Vec<&String> = parse.missing_contexts.iter().collect();
-        contexts.extend(parse.remote_contexts.iter());
-        for context in contexts {
-            let Some(url) = normalize(context) else {
-                continue;
-            };
-            let new = NewUrl {
-                pld: pld_of(&url),
-                url,
-                hops: entry.hops,
-                redirects: 0,
-                via: Some(id),
-                path: format!("{}X", entry.path),
-                kind: UrlKind::Context,
-                round,
-                inlinks: 0,
-            };
-            if let Added::New(new_id) = self.frontier.add(new) {
-                new_urls.push(self.frontier_entry(new_id));
-            }
+        let contexts = parse.missing_contexts.iter().chain(&parse.remote_contexts);
+        for url in contexts.filter_map(|c| crawlable_text(c)) {
+            self.queue(url, id, UrlKind::Context, new_urls);
         }
+        let entry = self.frontier.entry(id);
         if entry.hops >= self.options.hops || entry.kind == UrlKind::Context {
             return;
         }
-        for link in &parse.links {
-            let Some(url) = normalize(link) else {
-                continue;
-            };
-            let new = NewUrl {
-                pld: pld_of(&url),
-                url,
-                hops: entry.hops + 1,
-                redirects: 0,
-                via: Some(id),
-                path: format!("{}L", entry.path),
-                kind: UrlKind::Link,
-                round: round + 1,
-                inlinks: 0,
-            };
-            if let Added::New(new_id) = self.frontier.add(new) {
-                new_urls.push(self.frontier_entry(new_id));
-            }
+        for url in parse.links.iter().filter_map(|l| crawlable_text(l)) {
+            self.queue(url, id, UrlKind::Link, new_urls);
         }
     }
 }
@@ -1000,12 +1011,19 @@ fn parse_retry_after(value: &str) -> Option<Duration> {
 
 /// A crawlable URL: http(s) with a host, fragment removed, as the `url` crate normalises it.
 pub fn normalize(text: &str) -> Option<String> {
-    let mut url = Url::parse(text.trim()).ok()?;
+    crawlable_text(text).map(String::from)
+}
+
+fn crawlable_text(text: &str) -> Option<Url> {
+    Url::parse(text.trim()).ok().and_then(crawlable)
+}
+
+fn crawlable(mut url: Url) -> Option<Url> {
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return None;
     }
     url.set_fragment(None);
-    Some(url.into())
+    Some(url)
 }
 
 fn pld_of(url: &str) -> String {

@@ -69,7 +69,7 @@ pub struct UrlEntry {
     pub state: UrlState,
     /// Retries left after a 429/503.
     pub retries_left: u8,
-    /// The round it belongs to (its queue position is only meaningful while queued).
+    /// The round it was queued for (leftovers of a round that ended early keep it).
     pub round: u32,
     /// The priority key it is queued under in the current round.
     queued_key: Option<(Reverse<u32>, u64)>,
@@ -139,6 +139,8 @@ pub struct Frontier {
     /// Redirect and context URLs queued or in flight (a round waits for them).
     urgent_open: usize,
     in_flight: usize,
+    /// PLDs with queued work in this round or a request in flight.
+    active: usize,
 }
 
 impl Frontier {
@@ -159,6 +161,7 @@ impl Frontier {
             queued_next: 0,
             urgent_open: 0,
             in_flight: 0,
+            active: 0,
         }
     }
 
@@ -227,12 +230,9 @@ impl Frontier {
         id
     }
 
-    /// PLDs with queued work or a request in flight.
+    /// PLDs with queued work in this round or a request in flight.
     pub fn active_plds(&self) -> usize {
-        self.plds
-            .iter()
-            .filter(|p| p.busy || !p.current.is_empty())
-            .count()
+        self.active
     }
 
     /// Adds a URL, or raises the in-link count of a known one.
@@ -302,7 +302,8 @@ impl Frontier {
         }
     }
 
-    fn add_inlink(&mut self, id: UrlId) {
+    /// Counts one more link to a known URL (its place in its PLD's queue moves up).
+    pub fn add_inlink(&mut self, id: UrlId) {
         let entry = &mut self.urls[id as usize];
         entry.inlinks = entry.inlinks.saturating_add(1);
         if let Some(old) = entry.queued_key {
@@ -325,9 +326,11 @@ impl Frontier {
             self.seq += 1;
             let key = (Reverse(priority(entry)), self.seq);
             entry.queued_key = Some(key);
-            self.plds[pld_id as usize]
-                .current
-                .insert((key.0, key.1, id));
+            let pld = &mut self.plds[pld_id as usize];
+            if !pld.busy && pld.current.is_empty() {
+                self.active += 1;
+            }
+            pld.current.insert((key.0, key.1, id));
             self.queued_current += 1;
             self.schedule(pld_id);
         } else {
@@ -420,6 +423,9 @@ impl Frontier {
         let pld = &mut self.plds[pld_id as usize];
         pld.busy = false;
         self.in_flight -= 1;
+        if pld.current.is_empty() {
+            self.active -= 1;
+        }
         if let Some(finished) = finished_at {
             pld.next_allowed = pld.next_allowed.max(finished + pld.delay);
         }
@@ -508,11 +514,6 @@ impl Frontier {
                 self.enqueue(id, round);
             }
         }
-        for entry in &mut self.urls {
-            if entry.state == UrlState::Queued {
-                entry.round = round;
-            }
-        }
         true
     }
 
@@ -581,6 +582,23 @@ mod tests {
             frontier.next_ready_pld(now + Duration::from_secs(2)),
             Some(pld)
         );
+    }
+
+    #[test]
+    fn active_plds_count_queued_work_and_requests_in_flight() {
+        let mut frontier = Frontier::new(0, Duration::ZERO);
+        frontier.add(link("http://a.example/1", "a.example", 0));
+        frontier.add(link("http://b.example/1", "b.example", 0));
+        frontier.add(link("http://c.example/1", "c.example", 1));
+        assert_eq!(frontier.active_plds(), 2, "next-round work is not active");
+        let now = Instant::now();
+        let pld = frontier.next_ready_pld(now).unwrap();
+        frontier.take(pld).unwrap();
+        assert_eq!(frontier.active_plds(), 2, "in flight is active");
+        frontier.release(pld, Some(now));
+        assert_eq!(frontier.active_plds(), 1);
+        assert!(frontier.advance_round());
+        assert_eq!(frontier.active_plds(), 2);
     }
 
     #[test]

@@ -77,10 +77,7 @@ pub struct Response {
 impl Response {
     /// The first value of header `name` (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_str())
+        crate::warc::http::header_value(&self.headers, name)
     }
 }
 

@@ -11,4 +11,6 @@ mod options;
 pub mod robots;
 
 pub use crawler::{CrawlError, CrawlProgress, CrawlSummary, crawl, normalize, peak_rss};
-pub use options::{CrawlConfig, CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT};
+pub use options::{
+    CrawlConfig, CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT, parse_seconds, seconds,
+};

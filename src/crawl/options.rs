@@ -102,6 +102,24 @@ impl CrawlOptions {
     }
 }
 
+/// A duration given in seconds: finite and not negative.
+pub fn seconds(value: f64) -> Result<Duration, String> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(format!("{value} is not a non-negative number of seconds"))
+    }
+}
+
+/// Parses a command-line number of seconds (`0.5`, `2`).
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    seconds(value)
+}
+
 /// The `[crawl]` table of `ldwarc.toml`: any option, by its flag's name.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -174,13 +192,7 @@ impl CrawlConfig {
     /// Applies the file's values to `options` (flags are applied after this, and win).
     pub fn apply(self, options: &mut CrawlOptions) -> Result<(), String> {
         let secs = |name: &str, value: f64| {
-            if value.is_finite() && value >= 0.0 {
-                Ok(Duration::from_secs_f64(value))
-            } else {
-                Err(format!(
-                    "ldwarc.toml: {name} must be a non-negative number of seconds"
-                ))
-            }
+            seconds(value).map_err(|e| format!("ldwarc.toml: {}: {e}", name.replace('_', "-")))
         };
         macro_rules! set {
             ($field:ident) => {

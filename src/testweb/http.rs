@@ -35,10 +35,7 @@ pub enum HeadRead {
 impl RequestHead {
     /// The first value of a header, by case-insensitive name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        crate::warc::http::header_value(&self.headers, name)
     }
 
     /// The host (lower case, no port) and the normalised path plus query the request is for:

@@ -49,10 +49,7 @@ pub struct LoggedRequest {
 impl LoggedRequest {
     /// The first value of a request header, by case-insensitive name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        crate::warc::http::header_value(&self.headers, name)
     }
 
     /// The URL requested, `http://host/path`.

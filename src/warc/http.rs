@@ -16,16 +16,21 @@ pub struct HttpHead {
 impl HttpHead {
     /// The first value of a header, compared case-insensitively.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        crate::warc::http::header_value(&self.headers, name)
     }
 
     /// The media type of `Content-Type`, lower-cased, parameters removed.
     pub fn mime(&self) -> Option<String> {
         self.header("Content-Type").map(media_type)
     }
+}
+
+/// The first value of header `name` in `headers`, compared case-insensitively.
+pub fn header_value<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, value)| value.as_str())
 }
 
 /// The bare media type of a `Content-Type` value: lower-cased, parameters removed.

@@ -200,17 +200,6 @@ fn body_for(url: &str, answer: Answer, version: u32) -> (u16, &'static str, Vec<
     }
 }
 
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        301 => "Moved Permanently",
-        302 => "Found",
-        303 => "See Other",
-        304 => "Not Modified",
-        _ => "Not Found",
-    }
-}
-
 fn response_head(status: u16, mime: &str, length: usize, location: Option<&str>) -> String {
     let charset = if mime.starts_with("text/") || mime.contains("json") {
         "; charset=utf-8"
@@ -219,7 +208,7 @@ fn response_head(status: u16, mime: &str, length: usize, location: Option<&str>)
     };
     let mut head = format!(
         "HTTP/1.1 {status} {}\r\nContent-Type: {mime}{charset}\r\nContent-Length: {length}\r\nServer: gen/1.0\r\n",
-        reason(status)
+        ldwarc::testweb::reason_phrase(status)
     );
     if let Some(location) = location {
         head.push_str(&format!("Location: {location}\r\n"));

@@ -247,10 +247,7 @@ pub struct HttpResponse {
 impl HttpResponse {
     /// The first header of that name (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        ldwarc::warc::http::header_value(&self.headers, name)
     }
 
     /// The body as text (lossy).

@@ -23,21 +23,6 @@ pub(crate) enum Framing {
     UntilClose,
 }
 
-/// Where the head in `buf` ends (the index just past its empty line), looking for the
-/// terminator no earlier than `from`. Accepts CRLF and bare LF line ends.
-pub(crate) fn find_head_end(buf: &[u8], from: usize) -> Option<usize> {
-    let from = from.min(buf.len());
-    for newline in memchr::memchr_iter(b'\n', &buf[from..]) {
-        let at = from + newline;
-        match buf.get(at + 1..) {
-            Some([b'\n', ..]) => return Some(at + 2),
-            Some([b'\r', b'\n', ..]) => return Some(at + 3),
-            _ => {}
-        }
-    }
-    None
-}
-
 /// Splits `raw` into lines, each keeping its line end.
 fn raw_lines(raw: &[u8]) -> impl Iterator<Item = &[u8]> {
     raw.split_inclusive(|&b| b == b'\n')
@@ -53,37 +38,18 @@ fn is_continuation(line: &[u8]) -> bool {
     matches!(line.first(), Some(b' ' | b'\t'))
 }
 
-/// Parses a head as received (status line, header lines, empty line).
+/// Parses a head as received (status line, header lines, empty line). The status line is
+/// checked strictly (it decides how the body is framed); the fields are read as the archive
+/// reads stored heads (`warc::http::parse_head`: LF or CRLF, folding, lossy UTF-8).
 pub(crate) fn parse_head(raw: &[u8]) -> Result<ParsedHead, String> {
-    let mut lines = raw_lines(raw).map(trim_line_end);
-    let status_line = lines.next().unwrap_or_default();
+    let status_line = raw_lines(raw).map(trim_line_end).next().unwrap_or_default();
     let status = parse_status_line(status_line)?;
-    let mut headers: Vec<(String, String)> = Vec::new();
-    for line in lines.take_while(|line| !line.is_empty()) {
-        if is_continuation(line) {
-            // Obsolete line folding: the line continues the previous field's value.
-            if let Some((_, value)) = headers.last_mut() {
-                let more = String::from_utf8_lossy(line.trim_ascii());
-                if !more.is_empty() {
-                    value.push(' ');
-                    value.push_str(&more);
-                }
-            }
-            continue;
-        }
-        // Lines without a colon carry nothing we can use; archiving keeps them in the raw head.
-        if let Some(colon) = memchr::memchr(b':', line) {
-            let name = line[..colon].trim_ascii();
-            if !name.is_empty() {
-                let value = line[colon + 1..].trim_ascii();
-                headers.push((
-                    String::from_utf8_lossy(name).into_owned(),
-                    String::from_utf8_lossy(value).into_owned(),
-                ));
-            }
-        }
-    }
-    Ok(ParsedHead { status, headers })
+    let (head, _) = crate::warc::http::parse_head(raw)
+        .ok_or_else(|| format!("incomplete response head \"{}\"", snippet(raw)))?;
+    Ok(ParsedHead {
+        status,
+        headers: head.headers,
+    })
 }
 
 /// The status code of `HTTP/1.x NNN reason`.
@@ -218,17 +184,6 @@ mod tests {
         list.iter()
             .map(|(n, v)| (n.to_string(), v.to_string()))
             .collect()
-    }
-
-    #[test]
-    fn head_end_accepts_crlf_and_lf() {
-        assert_eq!(find_head_end(b"HTTP/1.1 200 OK\r\n\r\nbody", 0), Some(19));
-        assert_eq!(find_head_end(b"HTTP/1.1 200 OK\n\nbody", 0), Some(17));
-        assert_eq!(find_head_end(b"HTTP/1.1 200 OK\r\nA: b\r\n", 0), None);
-        assert_eq!(
-            find_head_end(b"HTTP/1.1 200 OK\r\nA: b\n\r\n", 10),
-            Some(24)
-        );
     }
 
     #[test]

@@ -9,7 +9,8 @@ use tokio::time::{Instant, timeout_at};
 
 use super::Truncation;
 use super::body::Body;
-use super::head::{Framing, find_head_end, snippet};
+use super::head::{Framing, snippet};
+use crate::warc::digest::HeadEndScanner;
 
 /// Bytes asked of the connection per read.
 const READ_SIZE: usize = 64 * 1024;
@@ -115,6 +116,7 @@ pub(crate) async fn read_head<S: AsyncRead + Unpin>(
 ) -> Result<Vec<u8>, HeadError> {
     let mut skipped = 0usize;
     let mut scanned = 0usize;
+    let mut scanner = HeadEndScanner::default();
     loop {
         while let Some(b'\r' | b'\n') = incoming.buffered().first() {
             incoming.consume(1);
@@ -128,7 +130,8 @@ pub(crate) async fn read_head<S: AsyncRead + Unpin>(
                 snippet(data)
             )));
         }
-        if let Some(end) = find_head_end(data, scanned.saturating_sub(2)) {
+        let unscanned = data.get(scanned..).unwrap_or_default();
+        if let Some(end) = scanner.feed(unscanned).map(|at| scanned + at) {
             if end + skipped > max_head {
                 return Err(HeadError::TooLarge);
             }
