@@ -71,6 +71,13 @@ pub fn decode_content(
     max_decoded: usize,
 ) -> Result<Vec<u8>, DecodeError> {
     let codings = parse_codings(content_encoding.unwrap_or(""))?;
+    if codings.is_empty() {
+        return if body.len() > max_decoded {
+            Err(DecodeError::TooLarge { limit: max_decoded })
+        } else {
+            Ok(body.to_vec())
+        };
+    }
     let mut reader: Box<dyn Read + '_> = Box::new(body);
     for coding in codings.iter().rev() {
         let decoder = wrap(*coding, reader)?;

@@ -3,18 +3,12 @@
 
 use std::collections::HashSet;
 
-use sophia::api::parser::{QuadParser, TripleParser};
-use sophia::api::quad::Quad;
-use sophia::api::source::{QuadSource, TripleSource};
 use sophia::api::term::{Term, TermKind};
-use sophia::api::triple::Triple;
 use sophia::iri::Iri;
 use sophia::iri::resolve::BaseIriRef;
-use sophia::turtle::parser::turtle::TurtleParser;
-use sophia::turtle::parser::{nq::NQuadsParser, nt::NTriplesParser, trig::TriGParser};
-use sophia::xml::parser::RdfXmlParser;
 
-use super::jsonld::{self, ContextSource, NoContexts};
+use super::jsonld::{ContextSource, NoContexts};
+use super::parse::{StatementSink, parse_statements};
 use super::syntax::Syntax;
 
 /// The default cap on links kept per document.
@@ -155,93 +149,21 @@ pub fn extract_links(
 /// One parse attempt, streamed into a [`LinkCollector`].
 fn parse_one(body: &[u8], syntax: Syntax, base: &str, options: &LinkOptions) -> Extracted {
     let mut collector = LinkCollector::new(options);
-    let mut remote_contexts = Vec::new();
-    let mut missing_contexts = Vec::new();
-    let result = match syntax {
-        Syntax::Turtle => {
-            let parser = TurtleParser::new().with_base(turtle_base(base));
-            let mut source = parser.parse(body);
-            source
-                .for_each_triple(|t| collector.statement(t.s(), t.p(), t.o(), None))
-                .map_err(|err| turtle_error(&err, body))
-        }
-        Syntax::TriG => {
-            let parser = TriGParser::new().with_base(turtle_base(base));
-            let mut source = parser.parse(body);
-            source
-                .for_each_quad(|q| collector.statement(q.s(), q.p(), q.o(), q.g()))
-                .map_err(|err| turtle_error(&err, body))
-        }
-        Syntax::NTriples => NTriplesParser::new()
-            .parse(body)
-            .for_each_triple(|t| collector.statement(t.s(), t.p(), t.o(), None))
-            .map_err(|err| turtle_error(&err, body)),
-        Syntax::NQuads => NQuadsParser::new()
-            .parse(body)
-            .for_each_quad(|q| collector.statement(q.s(), q.p(), q.o(), q.g()))
-            .map_err(|err| turtle_error(&err, body)),
-        Syntax::RdfXml => {
-            let parser = RdfXmlParser {
-                base: Iri::new(base.to_string()).ok(),
-            };
-            let mut source = parser.parse(body);
-            source
-                .for_each_triple(|t| collector.statement(t.s(), t.p(), t.o(), None))
-                .map_err(|err| one_line(&err.to_string()))
-        }
-        Syntax::JsonLd => match std::str::from_utf8(body) {
-            Err(err) => Err(utf8_error(body, &err)),
-            Ok(text) => {
-                let (report, result) =
-                    jsonld::parse_json_ld(text, base, options.contexts, |quad| {
-                        collector.statement(quad.s(), quad.p(), quad.o(), quad.g());
-                    });
-                remote_contexts = report.remote;
-                missing_contexts = report.missing;
-                result
-            }
-        },
-    };
+    let outcome = parse_statements(body, syntax, base, options.contexts, &mut collector);
     Extracted {
         syntax,
         triples: collector.triples,
         links: collector.links,
-        remote_contexts,
-        missing_contexts,
-        error: result.err(),
+        remote_contexts: outcome.remote_contexts,
+        missing_contexts: outcome.missing_contexts,
+        error: outcome.result.err(),
     }
 }
 
-fn turtle_base(base: &str) -> Option<BaseIriRef<Box<str>>> {
-    BaseIriRef::new(Box::from(base)).ok()
-}
-
-/// The Turtle family's errors, with 1-based line and column. The parsers report invalid
-/// UTF-8 as an I/O error without a useful position, so we locate it ourselves.
-fn turtle_error(err: &sophia::turtle::parser::Error, body: &[u8]) -> String {
-    if let sophia::turtle::parser::ErrorKind::IO(io) = err.kind()
-        && io.kind() == std::io::ErrorKind::InvalidData
-        && let Err(utf8) = std::str::from_utf8(body)
-    {
-        return utf8_error(body, &utf8);
+impl StatementSink for LinkCollector<'_> {
+    fn statement<T: Term>(&mut self, subject: T, predicate: T, object: T, graph: Option<T>) {
+        LinkCollector::statement(self, subject, predicate, object, graph);
     }
-    let (line, column) = err.position();
-    one_line(&format!(
-        "{} at line {}, column {}",
-        err.kind(),
-        line + 1,
-        column + 1
-    ))
-}
-
-fn utf8_error(body: &[u8], err: &std::str::Utf8Error) -> String {
-    let valid = std::str::from_utf8(&body[..err.valid_up_to()]).unwrap_or_default();
-    let (line, column) = jsonld::line_column(valid, valid.len());
-    format!("invalid UTF-8 at line {line}, column {column}")
-}
-
-fn one_line(message: &str) -> String {
-    message.replace(['\n', '\r'], " ")
 }
 
 /// Collects links from a stream of statements.

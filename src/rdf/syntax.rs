@@ -87,6 +87,18 @@ impl Syntax {
         }
     }
 
+    /// The file name extensions of this syntax, usual one first.
+    pub fn extensions(&self) -> &'static [&'static str] {
+        match self {
+            Syntax::Turtle => &["ttl", "turtle", "n3"],
+            Syntax::NTriples => &["nt", "ntriples"],
+            Syntax::NQuads => &["nq", "nquads"],
+            Syntax::TriG => &["trig"],
+            Syntax::JsonLd => &["jsonld", "json"],
+            Syntax::RdfXml => &["rdf", "owl", "xml", "rdfxml"],
+        }
+    }
+
     /// Whether documents in this syntax can name graphs (N-Quads, TriG, JSON-LD).
     pub fn has_graphs(&self) -> bool {
         matches!(self, Syntax::NQuads | Syntax::TriG | Syntax::JsonLd)

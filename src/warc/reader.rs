@@ -124,6 +124,19 @@ impl<R: Read + Seek> WarcReader<R> {
         Self::new(inner)
     }
 
+    /// Reads starting at `offset` with small (16 KiB) buffers: for reading one record at a
+    /// time, as replay does, where most records are a few KiB.
+    pub fn at_offset_small(mut inner: R, offset: u64) -> io::Result<Self> {
+        inner.seek(io::SeekFrom::Start(offset))?;
+        Ok(Self {
+            source: Source::with_buffers(inner, 16 * 1024)?,
+            format: None,
+            current: None,
+            whole_file_gzip: false,
+            finished: false,
+        })
+    }
+
     /// Whether the file is gzip-compressed.
     pub fn is_gzip(&self) -> bool {
         self.source.is_gzip()

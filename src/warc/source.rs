@@ -9,7 +9,6 @@ use std::io::{self, Read, Seek, SeekFrom};
 use flate2::{Decompress, FlushDecompress, Status};
 
 const INPUT_BUFFER: usize = 256 * 1024;
-const OUTPUT_BUFFER: usize = 256 * 1024;
 /// Longest FNAME / FCOMMENT accepted in a gzip header.
 const MAX_GZIP_STRING: usize = 64 * 1024;
 
@@ -74,11 +73,19 @@ pub(crate) struct Source<R> {
 
 impl<R: Read + Seek> Source<R> {
     /// Opens `inner` at its current position, sniffing gzip by its magic bytes.
-    pub(crate) fn new(mut inner: R) -> io::Result<Self> {
+    pub(crate) fn new(inner: R) -> io::Result<Self> {
+        Self::with_buffers(inner, INPUT_BUFFER)
+    }
+
+    /// Like [`Source::new`] with input and output buffers of `buffer` bytes each (at least
+    /// 4 KiB): small buffers suit reading one short record at a random offset, where zeroing
+    /// two 256 KiB buffers would cost more than the read.
+    pub(crate) fn with_buffers(mut inner: R, buffer: usize) -> io::Result<Self> {
+        let buffer = buffer.max(4096);
         let start = inner.stream_position()?;
         let mut source = Self {
             inner,
-            input: vec![0; INPUT_BUFFER].into_boxed_slice(),
+            input: vec![0; buffer].into_boxed_slice(),
             in_pos: 0,
             in_len: 0,
             input_offset: start,
@@ -95,7 +102,7 @@ impl<R: Read + Seek> Source<R> {
             source.decoded_pos = 0;
             source.gzip = Some(GzipState {
                 inflater: Decompress::new(false),
-                output: vec![0; OUTPUT_BUFFER].into_boxed_slice(),
+                output: vec![0; buffer].into_boxed_slice(),
                 out_pos: 0,
                 out_len: 0,
                 crc: crc32fast::Hasher::new(),

@@ -1,0 +1,129 @@
+//! One streaming parse of an RDF document in a given syntax, handing each statement to a
+//! [`StatementSink`]: the single place where sophia's parsers are driven, shared by link
+//! extraction and graph building.
+
+use sophia::api::parser::{QuadParser, TripleParser};
+use sophia::api::quad::Quad;
+use sophia::api::source::{QuadSource, TripleSource};
+use sophia::api::term::Term;
+use sophia::api::triple::Triple;
+use sophia::iri::Iri;
+use sophia::iri::resolve::BaseIriRef;
+use sophia::turtle::parser::turtle::TurtleParser;
+use sophia::turtle::parser::{nq::NQuadsParser, nt::NTriplesParser, trig::TriGParser};
+use sophia::xml::parser::RdfXmlParser;
+
+use super::jsonld::{self, ContextSource};
+use super::syntax::Syntax;
+
+/// Receives the statements of a document as the parser produces them.
+pub(crate) trait StatementSink: Send {
+    /// One triple (`graph` is `None`) or quad.
+    fn statement<T: Term>(&mut self, subject: T, predicate: T, object: T, graph: Option<T>);
+}
+
+/// How one parse attempt ended.
+pub(crate) struct ParseOutcome {
+    /// JSON-LD only: every remote `@context` referenced, absolute.
+    pub(crate) remote_contexts: Vec<String>,
+    /// JSON-LD only: the remote contexts no source had (each was treated as empty).
+    pub(crate) missing_contexts: Vec<String>,
+    /// The parser's error, on one line with its position, if the document did not parse to
+    /// the end (the statements before it were delivered).
+    pub(crate) result: Result<(), String>,
+}
+
+/// Parses `body` (BOM already stripped) as `syntax` against `base`, streaming statements into
+/// `sink`. Never touches the network: JSON-LD contexts come only from `contexts` and the
+/// bundled set.
+pub(crate) fn parse_statements<S: StatementSink>(
+    body: &[u8],
+    syntax: Syntax,
+    base: &str,
+    contexts: &dyn ContextSource,
+    sink: &mut S,
+) -> ParseOutcome {
+    let mut remote_contexts = Vec::new();
+    let mut missing_contexts = Vec::new();
+    let result = match syntax {
+        Syntax::Turtle => {
+            let parser = TurtleParser::new().with_base(turtle_base(base));
+            let mut source = parser.parse(body);
+            source
+                .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
+                .map_err(|err| turtle_error(&err, body))
+        }
+        Syntax::TriG => {
+            let parser = TriGParser::new().with_base(turtle_base(base));
+            let mut source = parser.parse(body);
+            source
+                .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
+                .map_err(|err| turtle_error(&err, body))
+        }
+        Syntax::NTriples => NTriplesParser::new()
+            .parse(body)
+            .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
+            .map_err(|err| turtle_error(&err, body)),
+        Syntax::NQuads => NQuadsParser::new()
+            .parse(body)
+            .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
+            .map_err(|err| turtle_error(&err, body)),
+        Syntax::RdfXml => {
+            let parser = RdfXmlParser {
+                base: Iri::new(base.to_string()).ok(),
+            };
+            let mut source = parser.parse(body);
+            source
+                .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
+                .map_err(|err| one_line(&err.to_string()))
+        }
+        Syntax::JsonLd => match std::str::from_utf8(body) {
+            Err(err) => Err(utf8_error(body, &err)),
+            Ok(text) => {
+                let (report, result) = jsonld::parse_json_ld(text, base, contexts, |quad| {
+                    sink.statement(quad.s(), quad.p(), quad.o(), quad.g());
+                });
+                remote_contexts = report.remote;
+                missing_contexts = report.missing;
+                result
+            }
+        },
+    };
+    ParseOutcome {
+        remote_contexts,
+        missing_contexts,
+        result,
+    }
+}
+
+fn turtle_base(base: &str) -> Option<BaseIriRef<Box<str>>> {
+    BaseIriRef::new(Box::from(base)).ok()
+}
+
+/// The Turtle family's errors, with 1-based line and column. The parsers report invalid
+/// UTF-8 as an I/O error without a useful position, so we locate it ourselves.
+fn turtle_error(err: &sophia::turtle::parser::Error, body: &[u8]) -> String {
+    if let sophia::turtle::parser::ErrorKind::IO(io) = err.kind()
+        && io.kind() == std::io::ErrorKind::InvalidData
+        && let Err(utf8) = std::str::from_utf8(body)
+    {
+        return utf8_error(body, &utf8);
+    }
+    let (line, column) = err.position();
+    one_line(&format!(
+        "{} at line {}, column {}",
+        err.kind(),
+        line + 1,
+        column + 1
+    ))
+}
+
+fn utf8_error(body: &[u8], err: &std::str::Utf8Error) -> String {
+    let valid = std::str::from_utf8(&body[..err.valid_up_to()]).unwrap_or_default();
+    let (line, column) = jsonld::line_column(valid, valid.len());
+    format!("invalid UTF-8 at line {line}, column {column}")
+}
+
+fn one_line(message: &str) -> String {
+    message.replace(['\n', '\r'], " ")
+}
