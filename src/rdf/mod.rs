@@ -1,5 +1,6 @@
 //! RDF: parsing by media type with sniffing, `Content-Encoding` decoding, and link
-//! extraction for the crawler; (later) canonicalisation, snapshots and diffs.
+//! extraction for the crawler; the graph model ([`Graph`]) with canonical hashing, serialisation
+//! and diffs for replay.
 //!
 //! The crawler's path through this module: send [`DEFAULT_ACCEPT`]; undo the response's
 //! `Content-Encoding` with [`decode_content`] (capped); pick candidate parsers with
@@ -7,12 +8,26 @@
 //! [`extract_links`]. Everything here is synchronous and CPU-bound: async callers should run it
 //! under `spawn_blocking`.
 
+mod canon;
 mod decode;
+mod diff;
+mod graph;
 mod jsonld;
 mod links;
+mod parse;
+mod serialize;
 mod syntax;
 
+pub use canon::{
+    BlankStructures, CanonError, Canonicalizer, FormMethod, GraphHash, HashMethod, StructureForm,
+    canonical_hash, canonical_nquads,
+};
 pub use decode::{DecodeError, decode_content};
+pub use diff::{DiffFormat, DiffQuad, GraphDiff, UnknownDiffFormat, diff};
+pub use graph::{
+    DEFAULT_GRAPH, Graph, ParsedGraph, Quad, TermId, TermSort, parse_graph, spell_term, term_sort,
+};
 pub use jsonld::{BundledContexts, ContextSource, NoContexts};
 pub use links::{DEFAULT_MAX_LINKS, Extracted, LinkOptions, RdfError, extract_links};
+pub use serialize::{OutputFormat, SerializeError, write_graph};
 pub use syntax::{DEFAULT_ACCEPT, SNIFF_LEN, Syntax, UnknownSyntax, choose_syntaxes, sniff};
