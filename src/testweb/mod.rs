@@ -32,7 +32,9 @@ pub use fixtures::parse_hostile;
 pub use generate::{GenSpec, SplitMix64};
 pub use hostile::{GZIP_BOMB_INFLATED_SIZE, gzip_bomb};
 pub use http::reason_phrase;
-pub use model::{Doc, Host, Hostile, Resource, Robots, Term, Triple, Web, document_url, split_url};
+pub use model::{
+    Doc, Host, Hostile, Resource, Robots, StaticFile, Term, Triple, Web, document_url, split_url,
+};
 pub use reach::{REACH_USER_AGENT, Reach};
 pub use respond::{entity_tag, epoch_last_modified, huge_robots_text};
 pub use server::{LoggedRequest, TestWebServer};

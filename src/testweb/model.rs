@@ -53,6 +53,40 @@ pub enum Resource {
     Redirect(u16, String),
     /// A misbehaving server.
     Hostile(Hostile),
+    /// Fixed bytes with a fixed `Content-Type` (e.g. a JSON-LD document with a remote
+    /// context, or the same graph serialised differently in each epoch).
+    Static(StaticFile),
+}
+
+/// Bytes served as they are, without content negotiation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StaticFile {
+    /// The `Content-Type` header value.
+    pub content_type: String,
+    /// The body served in epoch `e` is `epochs[min(e, len - 1)]`.
+    pub epochs: Vec<Vec<u8>>,
+}
+
+impl StaticFile {
+    /// A file serving the same bytes in every epoch.
+    pub fn new(content_type: &str, body: impl Into<Vec<u8>>) -> StaticFile {
+        StaticFile {
+            content_type: content_type.to_string(),
+            epochs: vec![body.into()],
+        }
+    }
+
+    /// The index into `epochs` served in `epoch`.
+    pub fn served_epoch(&self, epoch: usize) -> usize {
+        epoch.min(self.epochs.len().saturating_sub(1))
+    }
+
+    /// The bytes served in `epoch`.
+    pub fn body(&self, epoch: usize) -> &[u8] {
+        self.epochs
+            .get(self.served_epoch(epoch))
+            .map_or(&[], Vec::as_slice)
+    }
 }
 
 /// An RDF document whose graph may change between epochs.
@@ -217,7 +251,7 @@ impl Web {
         let mut urls = BTreeSet::new();
         for (name, host) in &self.hosts {
             for (path, resource) in &host.resources {
-                if matches!(resource, Resource::Document(_)) {
+                if matches!(resource, Resource::Document(_) | Resource::Static(_)) {
                     urls.insert(format!("http://{name}{path}"));
                 }
             }

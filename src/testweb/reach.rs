@@ -99,6 +99,10 @@ impl<'a> Walk<'a> {
                     }
                 }
             }
+            // Static files are documents whose links the model does not know.
+            Some(Resource::Static(_)) => {
+                self.reach.documents.insert(url.to_string());
+            }
             // Hostile and missing resources are fetched but yield nothing to follow.
             Some(Resource::Hostile(_)) | None => {}
         }

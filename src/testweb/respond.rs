@@ -9,7 +9,7 @@ use sha1::{Digest as _, Sha1};
 use super::conneg::negotiate;
 use super::hostile;
 use super::http::{self, RequestHead};
-use super::model::{Doc, Resource, Robots};
+use super::model::{Doc, Resource, Robots, StaticFile};
 use super::server::Exchange;
 use super::syntax::Syntax;
 
@@ -54,6 +54,7 @@ pub(crate) async fn dispatch(mut exchange: Exchange) -> io::Result<()> {
         Some(Resource::SeeOther(target)) => redirect(&mut exchange, 303, target).await,
         Some(Resource::Redirect(status, target)) => redirect(&mut exchange, *status, target).await,
         Some(Resource::Hostile(behaviour)) => hostile::serve(exchange, behaviour).await,
+        Some(Resource::Static(file)) => serve_static(&mut exchange, file).await,
     }
 }
 
@@ -164,6 +165,24 @@ pub(crate) async fn serve_document(exchange: &mut Exchange, doc: &Doc) -> io::Re
     let mut headers = validators.to_vec();
     headers.push(("Content-Type", syntax.content_type().to_string()));
     exchange.respond(200, &headers, &body).await
+}
+
+/// Serves a static file's bytes for the current epoch, with validators and 304s.
+async fn serve_static(exchange: &mut Exchange, file: &StaticFile) -> io::Result<()> {
+    let body = file.body(exchange.epoch);
+    let etag = entity_tag(body);
+    let last_modified = epoch_last_modified(file.served_epoch(exchange.epoch));
+    let validators = [
+        ("ETag", etag.clone()),
+        ("Last-Modified", http::http_date(last_modified)),
+    ];
+    if not_modified(&exchange.head, &etag, last_modified) {
+        exchange.send_head(304, &validators).await?;
+        return exchange.finish().await;
+    }
+    let mut headers = validators.to_vec();
+    headers.push(("Content-Type", file.content_type.clone()));
+    exchange.respond(200, &headers, body).await
 }
 
 #[cfg(test)]

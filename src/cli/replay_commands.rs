@@ -1,0 +1,500 @@
+//! `ldwarc replay`, `history`, `snapshot` and `diff`: argument parsing and output over
+//! [`crate::replay`].
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::RootArg;
+use super::output;
+use crate::rdf::{
+    DiffFormat, Graph, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax, choose_syntaxes, diff,
+    parse_graph, write_graph,
+};
+use crate::replay::{
+    DocumentChange, DocumentDiff, Pick, ReplayArchive, ReplayDate, Scope, SnapshotFormat,
+    diff_dataset, history, snapshot,
+};
+
+/// Arguments of `ldwarc replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    root: RootArg,
+    /// URL@DATE: DATE is a 1-14 digit Wayback timestamp or ISO 8601 (UTC unless it has an
+    /// offset; a partial date means the end of its period). URL alone means the latest capture.
+    #[arg(value_name = "URL@DATE")]
+    target: String,
+    /// Output syntax of the graph (default: nt, or nq when the document has named graphs).
+    #[arg(long, value_name = "nt|ttl|nq|trig|jsonld|rdfxml")]
+    format: Option<OutputFormat>,
+    /// Write the archived payload bytes as they were served (Content-Encoding kept).
+    #[arg(long, conflicts_with = "format")]
+    raw: bool,
+    /// Which capture answers: the latest at or before DATE, or the closest on either side.
+    #[arg(long, default_value = "before", value_name = "before|closest")]
+    pick: Pick,
+}
+
+/// Arguments of `ldwarc history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    root: RootArg,
+    /// The URL whose captures to list.
+    url: String,
+    /// One JSON object per capture.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The part of the archive a dataset command covers.
+#[derive(Debug, Clone, Args)]
+pub struct ScopeArgs {
+    /// Only URLs starting with this prefix.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["host", "domain"])]
+    prefix: Option<String>,
+    /// Only URLs on this host.
+    #[arg(long, value_name = "HOST", conflicts_with = "domain")]
+    host: Option<String>,
+    /// Only URLs on this domain and its subdomains (e.g. a pay-level domain).
+    #[arg(long, value_name = "DOMAIN")]
+    domain: Option<String>,
+}
+
+impl ScopeArgs {
+    fn scope(&self) -> Scope {
+        if let Some(prefix) = &self.prefix {
+            Scope::Prefix(prefix.clone())
+        } else if let Some(host) = &self.host {
+            Scope::Host(host.clone())
+        } else if let Some(domain) = &self.domain {
+            Scope::Domain(domain.clone())
+        } else {
+            Scope::All
+        }
+    }
+}
+
+/// Arguments of `ldwarc snapshot`.
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    #[command(flatten)]
+    root: RootArg,
+    /// @DATE: the dataset as it stood then (same date forms as replay).
+    #[arg(value_name = "@DATE")]
+    date: String,
+    #[command(flatten)]
+    scope: ScopeArgs,
+    /// Output syntax: N-Quads (graph name = document URL) or TriG.
+    #[arg(long, default_value = "nq", value_name = "nq|trig")]
+    format: String,
+    /// Write to FILE instead of standard output (replaced only when complete).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+/// Arguments of `ldwarc diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    root: RootArg,
+    /// URL@DATE1, @DATE1 (the whole dataset or --prefix/--host/--domain), or an RDF file.
+    #[arg(value_name = "URL@DATE1")]
+    old: String,
+    /// [URL@]DATE2 (the same URL when omitted), @DATE2, or an RDF file.
+    #[arg(value_name = "[URL@]DATE2")]
+    new: String,
+    /// Output: RDF Patch (A/D lines), N-Triples with +/- prefixes, or SPARQL Update.
+    #[arg(long, default_value = "patch", value_name = "patch|nt|sparql")]
+    format: DiffFormat,
+    #[command(flatten)]
+    scope: ScopeArgs,
+    /// Dataset diffs: also print each changed document's statements.
+    #[arg(long)]
+    triples: bool,
+    /// Dataset diffs: also list unchanged documents.
+    #[arg(long)]
+    all: bool,
+    /// Dataset diffs: one JSON object per document and a final summary object.
+    #[arg(long)]
+    json: bool,
+    /// Exit with status 1 when there are differences (as diff(1) does).
+    #[arg(long)]
+    exit_code: bool,
+}
+
+/// Splits `URL@DATE` at its last `@` (URLs may contain `@`, dates never do).
+fn split_target(target: &str) -> Result<(String, Option<ReplayDate>), io::Error> {
+    match target.rsplit_once('@') {
+        Some((url, date)) if !date.contains('/') => {
+            let date = ReplayDate::parse(date).map_err(invalid)?;
+            Ok((url.to_string(), Some(date)))
+        }
+        _ => Ok((target.to_string(), None)),
+    }
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+fn now() -> ReplayDate {
+    ReplayDate::from_instant(chrono::Utc::now())
+}
+
+/// `ldwarc replay`.
+pub fn replay(args: ReplayArgs) -> io::Result<i32> {
+    let (url, date) = split_target(&args.target)?;
+    let date = date.unwrap_or_else(now);
+    let archive = ReplayArchive::open(&args.root.root)?;
+    let resolution = archive.resolve(&url, &date, args.pick)?;
+    for hop in &resolution.redirects {
+        eprintln!(
+            "ldwarc: {} redirected ({}) at {} [warc/{} offset {}]",
+            hop.url,
+            hop.status.unwrap_or(0),
+            hop.timestamp,
+            hop.filename,
+            hop.offset
+        );
+    }
+    let capture = &resolution.capture;
+    eprintln!(
+        "ldwarc: {} captured {} [warc/{} offset {}]{}",
+        capture.url,
+        capture.timestamp,
+        capture.filename,
+        capture.offset,
+        match (&capture.refers_to_timestamp, capture.record_type.as_str()) {
+            (Some(original), "revisit") => format!(", a revisit of {original}"),
+            _ => String::new(),
+        }
+    );
+    let mut out = output::stdout();
+    if args.raw {
+        let response = archive.response(capture)?;
+        out.write_all(&response.payload)?;
+        out.flush()?;
+        return Ok(0);
+    }
+    let document = archive.document_of(resolution)?;
+    report_parse(&document.parsed, document.url());
+    let format = args
+        .format
+        .unwrap_or(if document.parsed.graph.has_named_graphs() {
+            OutputFormat::NQuads
+        } else {
+            OutputFormat::NTriples
+        });
+    write_graph(
+        &document.parsed.graph,
+        format,
+        Some(document.url()),
+        &mut out,
+    )
+    .map_err(|e| io::Error::other(format!("{}: {e}", document.url())))?;
+    out.flush()?;
+    Ok(0)
+}
+
+fn report_parse(parsed: &ParsedGraph, url: &str) {
+    if let Some(error) = &parsed.error {
+        eprintln!(
+            "ldwarc: warning: {url}: partial graph ({} statements before: {error})",
+            parsed.graph.len()
+        );
+    }
+    for context in &parsed.missing_contexts {
+        eprintln!(
+            "ldwarc: warning: {url}: JSON-LD context {context} is not in the archive; terms it defines were dropped"
+        );
+    }
+}
+
+/// `ldwarc history`.
+pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
+    let archive = ReplayArchive::open(&args.root.root)?;
+    let entries = history(&archive, &args.url)?;
+    let mut out = output::stdout();
+    for entry in &entries {
+        let capture = &entry.capture;
+        let hash = entry.graph_hash.as_ref();
+        let detail = match &entry.change {
+            crate::replay::HistoryChange::Redirect(target) => target.clone(),
+            crate::replay::HistoryChange::NoGraph(reason) => reason.clone(),
+            _ => String::new(),
+        };
+        if args.json {
+            let object = serde_json::json!({
+                "timestamp": capture.timestamp,
+                "url": capture.url,
+                "status": capture.status,
+                "type": capture.record_type,
+                "digest": capture.digest,
+                "statements": entry.statements,
+                "graph_hash": hash.map(|h| h.hex.clone()),
+                "graph_hash_exact": hash.map(|h| h.exact),
+                "change": entry.change.label(),
+                "detail": (!detail.is_empty()).then_some(detail),
+                "filename": capture.filename,
+                "offset": capture.offset,
+            });
+            writeln!(out, "{object}")?;
+        } else {
+            writeln!(
+                out,
+                "{}  {}  {:<8}  {}  {:>8}  {}  {:<10}{}",
+                capture.timestamp,
+                capture.status.map_or("-".to_string(), |s| s.to_string()),
+                capture.record_type,
+                capture.digest.as_deref().unwrap_or("-"),
+                entry.statements.map_or("-".to_string(), |n| n.to_string()),
+                hash.map_or("-".to_string(), |h| {
+                    format!(
+                        "{}{}",
+                        &h.hex[..16.min(h.hex.len())],
+                        if h.exact { "" } else { "~" }
+                    )
+                }),
+                entry.change.label(),
+                if detail.is_empty() {
+                    String::new()
+                } else {
+                    format!("  {detail}")
+                }
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+/// `ldwarc snapshot`.
+pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
+    let date_text = args.date.strip_prefix('@').unwrap_or(&args.date);
+    let date = ReplayDate::parse(date_text).map_err(invalid)?;
+    let format = match args.format.as_str() {
+        "nq" | "nquads" | "n-quads" => SnapshotFormat::NQuads,
+        "trig" => SnapshotFormat::TriG,
+        other => return Err(invalid(format!("--format {other}: expected nq or trig"))),
+    };
+    let archive = ReplayArchive::open(&args.root.root)?;
+    let mut report = |line: &str| eprintln!("ldwarc: {line}");
+    let summary = match &args.output {
+        None => {
+            let mut out = output::stdout();
+            let summary = snapshot(
+                &archive,
+                &args.scope.scope(),
+                &date,
+                format,
+                &mut out,
+                &mut report,
+            )?;
+            out.flush()?;
+            summary
+        }
+        Some(path) => write_replacing(path, |out| {
+            snapshot(
+                &archive,
+                &args.scope.scope(),
+                &date,
+                format,
+                out,
+                &mut report,
+            )
+            .map_err(io::Error::from)
+        })?,
+    };
+    eprintln!(
+        "ldwarc: snapshot as of {}: {} documents, {} statements ({} URLs not documents then, {} left out, {} partial)",
+        date.timestamp(),
+        summary.documents,
+        summary.statements,
+        summary.not_documents,
+        summary.failed,
+        summary.partial
+    );
+    Ok(if summary.failed > 0 { 1 } else { 0 })
+}
+
+/// Writes through a temporary file next to `path`, renamed over it only when complete.
+fn write_replacing<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+) -> io::Result<T> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let temporary = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| io::Error::other(format!("{}: {e}", dir.display())))?;
+    let mut out = io::BufWriter::with_capacity(1 << 20, temporary);
+    let value = write(&mut out)?;
+    let temporary = out.into_inner().map_err(|e| e.into_error())?;
+    temporary
+        .persist(path)
+        .map_err(|e| io::Error::other(format!("{}: {}", path.display(), e.error)))?;
+    Ok(value)
+}
+
+/// `ldwarc diff`.
+pub fn diff_command(args: DiffArgs) -> io::Result<i32> {
+    let differs = if Path::new(&args.old).is_file() && Path::new(&args.new).is_file() {
+        diff_files(&args)?
+    } else if args.old.starts_with('@') {
+        diff_dates(&args)?
+    } else {
+        diff_captures(&args)?
+    };
+    Ok(if args.exit_code && differs { 1 } else { 0 })
+}
+
+fn diff_files(args: &DiffArgs) -> io::Result<bool> {
+    let old = read_rdf_file(Path::new(&args.old))?;
+    let new = read_rdf_file(Path::new(&args.new))?;
+    print_graph_diff(&old, &new, args.format)
+}
+
+fn print_graph_diff(old: &Graph, new: &Graph, format: DiffFormat) -> io::Result<bool> {
+    let difference = diff(old, new);
+    if let Some(reason) = difference.approximation() {
+        eprintln!("ldwarc: warning: approximate diff: {reason}");
+    }
+    let mut out = output::stdout();
+    difference.write(format, &mut out)?;
+    out.flush()?;
+    Ok(!difference.is_empty())
+}
+
+/// Parses a local RDF file, its syntax from the extension with sniffing as fallback; the
+/// base IRI is its `file://` URL.
+fn read_rdf_file(path: &Path) -> io::Result<Graph> {
+    let bytes =
+        std::fs::read(path).map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let content_type = Syntax::all()
+        .into_iter()
+        .find(|s| s.extensions().contains(&extension))
+        .map(|s| s.media_type());
+    let syntaxes = choose_syntaxes(content_type, &bytes[..bytes.len().min(SNIFF_LEN)]);
+    let absolute = std::fs::canonicalize(path)?;
+    let base = url::Url::from_file_path(&absolute)
+        .map(String::from)
+        .unwrap_or_else(|()| "file:///".to_string());
+    let parsed = parse_graph(&bytes, &syntaxes, &base, &crate::rdf::NoContexts)
+        .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
+    if let Some(error) = &parsed.error {
+        return Err(io::Error::other(format!("{}: {error}", path.display())));
+    }
+    Ok(parsed.graph)
+}
+
+fn diff_captures(args: &DiffArgs) -> io::Result<bool> {
+    let (url, old_date) = split_target(&args.old)?;
+    let old_date = old_date.ok_or_else(|| invalid(format!("{}: expected URL@DATE", args.old)))?;
+    let (new_url, new_date) = match split_target(&args.new)? {
+        (url_or_date, None) => (
+            url.clone(),
+            ReplayDate::parse(&url_or_date).map_err(invalid)?,
+        ),
+        (new_url, Some(date)) if new_url.is_empty() => (url.clone(), date),
+        (new_url, Some(date)) => (new_url, date),
+    };
+    let archive = ReplayArchive::open(&args.root.root)?;
+    let old = archive.document(&url, &old_date, Pick::Before)?;
+    let new = archive.document(&new_url, &new_date, Pick::Before)?;
+    for (label, document) in [("old", &old), ("new", &new)] {
+        let capture = &document.resolution.capture;
+        eprintln!(
+            "ldwarc: {label}: {} captured {} [warc/{} offset {}]",
+            capture.url, capture.timestamp, capture.filename, capture.offset
+        );
+        report_parse(&document.parsed, document.url());
+    }
+    print_graph_diff(&old.parsed.graph, &new.parsed.graph, args.format)
+}
+
+fn diff_dates(args: &DiffArgs) -> io::Result<bool> {
+    let first = ReplayDate::parse(&args.old[1..]).map_err(invalid)?;
+    let second_text = args.new.strip_prefix('@').unwrap_or(&args.new);
+    let second = ReplayDate::parse(second_text).map_err(invalid)?;
+    let archive = ReplayArchive::open(&args.root.root)?;
+    let mut out = output::stdout();
+    let mut failure: Option<io::Error> = None;
+    let mut visit = |document: &DocumentDiff| {
+        if failure.is_none()
+            && let Err(e) = print_document_diff(&mut out, document, args)
+        {
+            failure = Some(e);
+        }
+    };
+    let summary = diff_dataset(&archive, &args.scope.scope(), &first, &second, &mut visit)?;
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    if args.json {
+        writeln!(out, "{}", serde_json::json!({ "summary": summary }))?;
+    } else {
+        writeln!(
+            out,
+            "{} added, {} removed, {} changed, {} unchanged, {} failed documents; +{} -{} statements ({} → {})",
+            summary.added,
+            summary.removed,
+            summary.changed,
+            summary.unchanged,
+            summary.failed,
+            summary.statements_added,
+            summary.statements_removed,
+            first.timestamp(),
+            second.timestamp()
+        )?;
+    }
+    out.flush()?;
+    Ok(summary.added + summary.removed + summary.changed > 0)
+}
+
+fn print_document_diff(
+    out: &mut dyn Write,
+    document: &DocumentDiff,
+    args: &DiffArgs,
+) -> io::Result<()> {
+    if document.change == DocumentChange::Unchanged && !args.all {
+        return Ok(());
+    }
+    let (added, removed) = document
+        .diff
+        .as_ref()
+        .map_or((0, 0), |d| (d.added_count(), d.removed_count()));
+    if args.json {
+        let object = serde_json::json!({
+            "url": document.url,
+            "change": document.change.label(),
+            "old": document.old.as_ref().map(|c| &c.timestamp),
+            "new": document.new.as_ref().map(|c| &c.timestamp),
+            "added": added,
+            "removed": removed,
+            "reason": match &document.change { DocumentChange::Failed(r) => Some(r), _ => None },
+        });
+        return writeln!(out, "{object}");
+    }
+    let reason = match &document.change {
+        DocumentChange::Failed(reason) => format!("  ({reason})"),
+        _ => String::new(),
+    };
+    writeln!(
+        out,
+        "{:<9} +{added} -{removed}  {}{reason}",
+        document.change.label(),
+        document.url
+    )?;
+    if args.triples
+        && let Some(difference) = &document.diff
+        && !difference.is_empty()
+    {
+        difference.write(args.format, out)?;
+    }
+    Ok(())
+}
