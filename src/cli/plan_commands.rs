@@ -5,11 +5,16 @@ use std::io::{self, Write};
 use clap::{ArgGroup, Args, Subcommand};
 use serde::Serialize;
 
+use super::RootArg;
 use super::output;
 use crate::dynamics::duration::{DAY, format_number};
 use crate::dynamics::{
-    Weibull, bandwidth, currency_probability, format_duration, parse_duration, reindexing_period,
+    AdaptiveLoad, ArchiveStats, DynamicsError, FitMethod, IntervalBounds, LifetimeSource,
+    StatsOptions, UrlLoad, Weibull, archive_stats, bandwidth, budget_schedule,
+    currency_probability, format_duration, parse_duration, per_url_schedule, reindexing_period,
 };
+use crate::replay::{ReplayArchive, Scope};
+use crate::schedule::{Policy, Strategy, optimal_frequencies};
 
 /// Arguments of `ldwarc plan`.
 #[derive(Debug, Args)]
@@ -28,11 +33,18 @@ enum PlanCommand {
         follow a Weibull distribution (Brewington & Cybenko, \"How dynamic is the Web?\", \
         eq. 24). With --period, the α that period gives instead. With --documents and \
         --mean-size, also the documents per day and the bandwidth that re-indexing needs.\n\n\
+        With --from-archive, the Weibull is fitted to the archive's own lifetimes (as ldwarc \
+        stats does: Last-Modified lifetimes with the observation-span correction of §5), the \
+        documents and their mean size come from the archive, and the bandwidth of the \
+        monitor's adaptive schedules is added: every URL at its own (α, β)-interval, and the \
+        freshness strategy's budget that reaches α.\n\n\
         Durations are written like 1d, 7d, 12h, 30m, 1d12h or 2w (a bare number is days). \
         The default Weibull is the paper's lifetime-based fit: shape 1.4, scale 152.2 days. \
         See docs/dynamics.md."
     )]
     Currency(CurrencyArgs),
+    /// Estimate how long the next crawl takes: politeness simulation, the paper's first-fit bin packing, a lower bound.
+    CrawlTime(super::schedule_commands::CrawlTimeArgs),
 }
 
 /// Arguments of `ldwarc plan currency`.
@@ -50,9 +62,16 @@ pub struct CurrencyArgs {
         long,
         value_name = "SHAPE,SCALE",
         default_value = "1.4,152.2d",
-        value_parser = parse_weibull_arg
+        value_parser = parse_weibull_arg,
+        conflicts_with = "from_archive"
     )]
     weibull: Weibull,
+    /// Fit the Weibull to the archive at --root, take the documents and their mean size from
+    /// it, and add the bandwidth of the monitor's adaptive schedules.
+    #[arg(long)]
+    from_archive: bool,
+    #[command(flatten)]
+    root: RootArg,
     /// Re-indexing period T; prints the α it gives (instead of --alpha).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
     period: Option<f64>,
@@ -76,6 +95,7 @@ pub struct CurrencyArgs {
 pub fn plan(args: PlanArgs) -> io::Result<i32> {
     match args.command {
         PlanCommand::Currency(args) => currency(args),
+        PlanCommand::CrawlTime(args) => super::schedule_commands::crawl_time(args),
     }
 }
 
@@ -90,6 +110,10 @@ struct CurrencyReport {
     weibull: WeibullReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     bandwidth: Option<BandwidthReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    archive: Option<ArchiveReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adaptive: Option<AdaptiveReport>,
 }
 
 #[derive(Debug, Serialize)]
@@ -108,32 +132,80 @@ struct BandwidthReport {
     bits_per_second: f64,
 }
 
+/// What `--from-archive` took from the archive.
+#[derive(Debug, Serialize)]
+struct ArchiveReport {
+    documents: u64,
+    mean_size_bytes: Option<f64>,
+    lifetimes: usize,
+    lifetime_source: LifetimeSource,
+    fit_method: FitMethod,
+    converged: bool,
+}
+
+/// The adaptive schedules of `--from-archive`, within the monitor's interval bounds.
+#[derive(Debug, Serialize)]
+struct AdaptiveReport {
+    min_interval_days: f64,
+    max_interval_days: f64,
+    /// Every URL at its own (α, β)-interval.
+    per_url: LoadReport,
+    /// The monitor's `freshness` strategy with the smallest budget that reaches α.
+    freshness: LoadReport,
+}
+
+#[derive(Debug, Serialize)]
+struct LoadReport {
+    urls: usize,
+    downloads_per_day: f64,
+    bits_per_second: f64,
+    achieved_alpha: f64,
+    at_min_interval: usize,
+    at_max_interval: usize,
+    median_interval_days: f64,
+}
+
+impl From<AdaptiveLoad> for LoadReport {
+    fn from(load: AdaptiveLoad) -> Self {
+        LoadReport {
+            urls: load.urls,
+            downloads_per_day: load.downloads_per_day,
+            bits_per_second: load.bits_per_second,
+            achieved_alpha: load.achieved_alpha,
+            at_min_interval: load.at_min_interval,
+            at_max_interval: load.at_max_interval,
+            median_interval_days: load.median_interval / DAY,
+        }
+    }
+}
+
+/// What the archive says for `--from-archive`.
+struct ArchiveFacts {
+    /// The fitted Weibull, scale in seconds.
+    weibull: Weibull,
+    report: ArchiveReport,
+    loads: Vec<UrlLoad>,
+}
+
+fn invalid(error: DynamicsError) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, error)
+}
+
 fn currency(args: CurrencyArgs) -> io::Result<i32> {
-    let invalid =
-        |e: crate::dynamics::DynamicsError| io::Error::new(io::ErrorKind::InvalidInput, e);
-    let (solved_for, alpha, period) = match (args.alpha, args.period) {
-        (_, Some(period)) => {
-            if period <= 0.0 {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "the re-indexing period must be positive",
-                ));
-            }
-            let alpha = currency_probability(args.weibull, period, args.beta);
-            ("alpha", alpha, period)
-        }
-        (Some(alpha), None) => {
-            let period = reindexing_period(args.weibull, alpha, args.beta).map_err(invalid)?;
-            ("period", alpha, period)
-        }
-        (None, None) => {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "give --alpha or --period",
-            ));
-        }
+    let facts = if args.from_archive {
+        Some(archive_facts(&args.root.root)?)
+    } else {
+        None
     };
-    let load = match (args.documents, args.mean_size) {
+    let weibull = facts.as_ref().map_or(args.weibull, |f| f.weibull);
+    let (solved_for, alpha, period) = solve(&args, weibull)?;
+    let documents = args
+        .documents
+        .or(facts.as_ref().map(|f| f.report.documents));
+    let mean_size = args
+        .mean_size
+        .or(facts.as_ref().and_then(|f| f.report.mean_size_bytes));
+    let load = match (documents, mean_size) {
         (Some(documents), Some(size)) => Some((
             documents,
             size,
@@ -141,67 +213,211 @@ fn currency(args: CurrencyArgs) -> io::Result<i32> {
         )),
         _ => None,
     };
-    let w = args.weibull;
+    let adaptive = facts
+        .as_ref()
+        .map(|f| adaptive_report(&f.loads, alpha, args.beta))
+        .transpose()?;
+    let report = CurrencyReport {
+        solved_for,
+        alpha,
+        beta_days: args.beta / DAY,
+        period_days: period / DAY,
+        weibull: WeibullReport {
+            shape: weibull.shape,
+            scale_days: weibull.scale / DAY,
+            mean_days: weibull.mean() / DAY,
+            median_days: weibull.median() / DAY,
+        },
+        bandwidth: load.map(|(documents, size, b)| BandwidthReport {
+            documents,
+            mean_size_bytes: size,
+            documents_per_day: b.documents_per_day,
+            bits_per_second: b.bits_per_second,
+        }),
+        archive: facts.map(|f| f.report),
+        adaptive,
+    };
     let mut out = output::stdout();
     if args.json {
-        let report = CurrencyReport {
-            solved_for,
-            alpha,
-            beta_days: args.beta / DAY,
-            period_days: period / DAY,
-            weibull: WeibullReport {
-                shape: w.shape,
-                scale_days: w.scale / DAY,
-                mean_days: w.mean() / DAY,
-                median_days: w.median() / DAY,
-            },
-            bandwidth: load.map(|(documents, size, b)| BandwidthReport {
-                documents,
-                mean_size_bytes: size,
-                documents_per_day: b.documents_per_day,
-                bits_per_second: b.bits_per_second,
-            }),
-        };
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        writeln!(
-            out,
-            "mean change times   Weibull shape {}, scale {} (mean {}, median {})",
-            format_number(w.shape, 4),
-            format_duration(w.scale),
-            format_duration(w.mean()),
-            format_duration(w.median())
-        )?;
-        writeln!(out, "grace period β      {}", format_duration(args.beta))?;
-        // A given α prints as given; a computed one with six decimals.
-        let alpha_text = if solved_for == "alpha" {
-            format_number(alpha, 6)
-        } else {
-            alpha.to_string()
-        };
-        writeln!(out, "probability α       {alpha_text}")?;
-        writeln!(out, "re-indexing period  {}", format_duration(period))?;
-        if let Some((documents, size, b)) = load {
-            writeln!(
-                out,
-                "documents           {documents} of {} bytes",
-                format_number(size, 2)
-            )?;
-            writeln!(
-                out,
-                "re-indexing rate    {:.0} documents/day",
-                b.documents_per_day
-            )?;
-            writeln!(
-                out,
-                "bandwidth           {}",
-                format_bit_rate(b.bits_per_second)
-            )?;
-        }
+        write_currency_text(&mut out, &report)?;
     }
     out.flush()?;
     Ok(0)
+}
+
+/// The period for the given α, or α for the given period: (solved for, α, period seconds).
+fn solve(args: &CurrencyArgs, weibull: Weibull) -> io::Result<(&'static str, f64, f64)> {
+    match (args.alpha, args.period) {
+        (_, Some(period)) => {
+            if period <= 0.0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "the re-indexing period must be positive",
+                ));
+            }
+            Ok((
+                "alpha",
+                currency_probability(weibull, period, args.beta),
+                period,
+            ))
+        }
+        (Some(alpha), None) => {
+            let period = reindexing_period(weibull, alpha, args.beta).map_err(invalid)?;
+            Ok(("period", alpha, period))
+        }
+        (None, None) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "give --alpha or --period",
+        )),
+    }
+}
+
+/// Reads the archive at `root` as `ldwarc stats` does and fits the Weibull of §5.
+fn archive_facts(root: &std::path::Path) -> io::Result<ArchiveFacts> {
+    let archive = ReplayArchive::open(root)?;
+    let options = StatsOptions {
+        scope: Scope::All,
+        snapshot_gap_days: 1.0 / 24.0,
+        crawls: Vec::new(),
+        fit_method: FitMethod::MaximumLikelihood,
+    };
+    let stats: ArchiveStats = archive_stats(&archive, &options, &mut |_, _| {})?;
+    for failure in &stats.failures {
+        eprintln!("ldwarc: {failure}");
+    }
+    if let Some(warning) = stats.weibull.as_ref().and_then(|f| f.aliasing_warning()) {
+        eprintln!("ldwarc: warning: {warning}");
+    }
+    let fit = stats.weibull.as_ref().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: no Weibull fit from the archive: {}",
+                root.display(),
+                stats.weibull_error.as_deref().unwrap_or("no documents")
+            ),
+        )
+    })?;
+    Ok(ArchiveFacts {
+        weibull: Weibull::new(fit.shape, fit.scale_days * DAY).map_err(invalid)?,
+        report: ArchiveReport {
+            documents: stats.urls.len() as u64,
+            mean_size_bytes: stats.mean_payload_bytes(),
+            lifetimes: fit.lifetimes,
+            lifetime_source: fit.source,
+            fit_method: fit.method,
+            converged: fit.converged,
+        },
+        loads: stats.url_loads(),
+    })
+}
+
+/// The monitor's adaptive schedules for α and β, within the monitor's interval bounds.
+fn adaptive_report(loads: &[UrlLoad], alpha: f64, beta: f64) -> io::Result<AdaptiveReport> {
+    let policy = Policy::new(Strategy::Freshness);
+    let bounds = IntervalBounds {
+        min: policy.min_interval,
+        max: policy.max_interval,
+    };
+    let per_url = per_url_schedule(loads, alpha, beta, bounds).map_err(invalid)?;
+    let freshness = budget_schedule(loads, alpha, beta, bounds, |rates, total| {
+        optimal_frequencies(rates, total, 1.0 / bounds.max, 1.0 / bounds.min)
+    })
+    .map_err(invalid)?;
+    Ok(AdaptiveReport {
+        min_interval_days: bounds.min / DAY,
+        max_interval_days: bounds.max / DAY,
+        per_url: per_url.into(),
+        freshness: freshness.into(),
+    })
+}
+
+fn write_currency_text(out: &mut dyn Write, report: &CurrencyReport) -> io::Result<()> {
+    let w = &report.weibull;
+    if let Some(archive) = &report.archive {
+        writeln!(
+            out,
+            "archive             {} documents; Weibull fitted to {} {} lifetimes (span-corrected)",
+            archive.documents,
+            archive.lifetimes,
+            match archive.lifetime_source {
+                LifetimeSource::LastModified => "Last-Modified",
+                LifetimeSource::ChangeDetection => "change-detection",
+            }
+        )?;
+    }
+    writeln!(
+        out,
+        "mean change times   Weibull shape {}, scale {} (mean {}, median {})",
+        format_number(w.shape, 4),
+        format_duration(w.scale_days * DAY),
+        format_duration(w.mean_days * DAY),
+        format_duration(w.median_days * DAY)
+    )?;
+    writeln!(
+        out,
+        "grace period β      {}",
+        format_duration(report.beta_days * DAY)
+    )?;
+    // A given α prints as given; a computed one with six decimals.
+    let alpha_text = if report.solved_for == "alpha" {
+        format_number(report.alpha, 6)
+    } else {
+        report.alpha.to_string()
+    };
+    writeln!(out, "probability α       {alpha_text}")?;
+    writeln!(
+        out,
+        "re-indexing period  {}",
+        format_duration(report.period_days * DAY)
+    )?;
+    if let Some(b) = &report.bandwidth {
+        writeln!(
+            out,
+            "documents           {} of {} bytes",
+            b.documents,
+            format_number(b.mean_size_bytes, 2)
+        )?;
+        writeln!(
+            out,
+            "re-indexing rate    {:.0} documents/day",
+            b.documents_per_day
+        )?;
+        writeln!(
+            out,
+            "bandwidth           {}",
+            format_bit_rate(b.bits_per_second)
+        )?;
+    }
+    if let Some(adaptive) = &report.adaptive {
+        write_adaptive_text(out, adaptive)?;
+    }
+    Ok(())
+}
+
+fn write_adaptive_text(out: &mut dyn Write, adaptive: &AdaptiveReport) -> io::Result<()> {
+    for (label, load) in [
+        ("adaptive, per URL ", &adaptive.per_url),
+        ("adaptive, budgeted", &adaptive.freshness),
+    ] {
+        writeln!(
+            out,
+            "{label}  {:.0} documents/day, {} (α {}; median interval {}; {} URLs at the {} \
+             minimum, {} at the {} maximum)",
+            load.downloads_per_day,
+            format_bit_rate(load.bits_per_second),
+            format_number(load.achieved_alpha, 4),
+            format_duration(load.median_interval_days * DAY),
+            load.at_min_interval,
+            format_duration(adaptive.min_interval_days * DAY),
+            load.at_max_interval,
+            format_duration(adaptive.max_interval_days * DAY)
+        )?;
+    }
+    Ok(())
 }
 
 /// Bits per second with an SI prefix and one decimal: `104.6 Mbit/s`.

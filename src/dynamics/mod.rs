@@ -12,19 +12,36 @@
 //!   bias correction of §5;
 //! - [`currency`]: (α, β)-currency (eq. 24): the re-indexing period for a wanted α, α for a
 //!   given period, and the bandwidth a uniform re-indexing needs;
-//! - [`duration`]: durations written `1d`, `12h`, `8.58d`.
+//! - [`adaptive`]: the same for adaptive schedules, each URL at its own interval;
+//! - [`duration`]: durations written `1d`, `12h`, `8.58d`;
+//! - [`snapshots`]: which crawl (snapshot) a capture belongs to;
+//! - [`truth`]: known change rates and the median relative error of the estimates.
 //!
 //! Times are `f64` in one unit chosen by the caller (rates come back per that unit); the
-//! command line works in seconds and prints days. The archive-facing side (reading the crawl
-//! log and the index to feed these functions, `ldwarc stats`) builds on this module. See
+//! command line works in seconds and prints days. The archive-facing side, the one part
+//! with I/O, is [`archive_stats`] (every document URL of a scope read back through the
+//! replay API and fed to these functions: `ldwarc stats`) with its figures in [`plots`]. See
 //! `docs/dynamics.md` for the formulas and the choices made where the papers leave room.
 
+pub mod adaptive;
+pub mod archive_stats;
 pub mod currency;
 pub mod duration;
 pub mod estimators;
 pub mod lifetimes;
 mod numeric;
+pub mod plots;
+pub mod snapshots;
+pub mod truth;
 pub mod weibull;
+
+pub use adaptive::{
+    AdaptiveLoad, IntervalBounds, UrlLoad, budget_schedule, page_period, per_url_schedule,
+};
+pub use archive_stats::{
+    ArchiveStats, LifetimeSource, PldStats, SnapshotStats, StatsOptions, UrlStats, WeibullStats,
+    archive_stats,
+};
 
 pub use currency::{Bandwidth, bandwidth, currency_probability, page_currency, reindexing_period};
 pub use duration::{format_duration, parse_duration};
@@ -36,6 +53,9 @@ pub use estimators::{
 pub use lifetimes::{
     FitMethod, LifetimeFit, ObservedLifetimes, SpanDistribution, fit_observed_lifetimes,
 };
+pub use plots::write_plots;
+pub use snapshots::CrawlWindow;
+pub use truth::{TruthComparison, TruthRates, compare_with_truth, parse_truth};
 pub use weibull::Weibull;
 
 /// Invalid input to a dynamics computation, as one line for the user.
