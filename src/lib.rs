@@ -6,9 +6,13 @@
 pub mod archive;
 pub mod cli;
 pub mod crawl;
+pub mod demo;
 pub mod dynamics;
 pub mod index;
 pub mod rdf;
+pub mod replay;
+pub mod schedule;
+pub mod serve;
 pub mod store;
 pub mod testweb;
 pub mod warc;

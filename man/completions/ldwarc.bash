@@ -25,11 +25,20 @@ _ldwarc() {
             ldwarc,crawl)
                 cmd="ldwarc__subcmd__crawl"
                 ;;
+            ldwarc,demo)
+                cmd="ldwarc__subcmd__demo"
+                ;;
+            ldwarc,diff)
+                cmd="ldwarc__subcmd__diff"
+                ;;
             ldwarc,gen-docs)
                 cmd="ldwarc__subcmd__gen__subcmd__docs"
                 ;;
             ldwarc,help)
                 cmd="ldwarc__subcmd__help"
+                ;;
+            ldwarc,history)
+                cmd="ldwarc__subcmd__history"
                 ;;
             ldwarc,index)
                 cmd="ldwarc__subcmd__index"
@@ -46,6 +55,21 @@ _ldwarc() {
             ldwarc,recover)
                 cmd="ldwarc__subcmd__recover"
                 ;;
+            ldwarc,replay)
+                cmd="ldwarc__subcmd__replay"
+                ;;
+            ldwarc,serve)
+                cmd="ldwarc__subcmd__serve"
+                ;;
+            ldwarc,simulate)
+                cmd="ldwarc__subcmd__simulate"
+                ;;
+            ldwarc,snapshot)
+                cmd="ldwarc__subcmd__snapshot"
+                ;;
+            ldwarc,stats)
+                cmd="ldwarc__subcmd__stats"
+                ;;
             ldwarc__subcmd__help,cdx)
                 cmd="ldwarc__subcmd__help__subcmd__cdx"
                 ;;
@@ -55,11 +79,20 @@ _ldwarc() {
             ldwarc__subcmd__help,crawl)
                 cmd="ldwarc__subcmd__help__subcmd__crawl"
                 ;;
+            ldwarc__subcmd__help,demo)
+                cmd="ldwarc__subcmd__help__subcmd__demo"
+                ;;
+            ldwarc__subcmd__help,diff)
+                cmd="ldwarc__subcmd__help__subcmd__diff"
+                ;;
             ldwarc__subcmd__help,gen-docs)
                 cmd="ldwarc__subcmd__help__subcmd__gen__subcmd__docs"
                 ;;
             ldwarc__subcmd__help,help)
                 cmd="ldwarc__subcmd__help__subcmd__help"
+                ;;
+            ldwarc__subcmd__help,history)
+                cmd="ldwarc__subcmd__help__subcmd__history"
                 ;;
             ldwarc__subcmd__help,index)
                 cmd="ldwarc__subcmd__help__subcmd__index"
@@ -76,14 +109,38 @@ _ldwarc() {
             ldwarc__subcmd__help,recover)
                 cmd="ldwarc__subcmd__help__subcmd__recover"
                 ;;
+            ldwarc__subcmd__help,replay)
+                cmd="ldwarc__subcmd__help__subcmd__replay"
+                ;;
+            ldwarc__subcmd__help,serve)
+                cmd="ldwarc__subcmd__help__subcmd__serve"
+                ;;
+            ldwarc__subcmd__help,simulate)
+                cmd="ldwarc__subcmd__help__subcmd__simulate"
+                ;;
+            ldwarc__subcmd__help,snapshot)
+                cmd="ldwarc__subcmd__help__subcmd__snapshot"
+                ;;
+            ldwarc__subcmd__help,stats)
+                cmd="ldwarc__subcmd__help__subcmd__stats"
+                ;;
+            ldwarc__subcmd__help__subcmd__plan,crawl-time)
+                cmd="ldwarc__subcmd__help__subcmd__plan__subcmd__crawl__subcmd__time"
+                ;;
             ldwarc__subcmd__help__subcmd__plan,currency)
                 cmd="ldwarc__subcmd__help__subcmd__plan__subcmd__currency"
+                ;;
+            ldwarc__subcmd__plan,crawl-time)
+                cmd="ldwarc__subcmd__plan__subcmd__crawl__subcmd__time"
                 ;;
             ldwarc__subcmd__plan,currency)
                 cmd="ldwarc__subcmd__plan__subcmd__currency"
                 ;;
             ldwarc__subcmd__plan,help)
                 cmd="ldwarc__subcmd__plan__subcmd__help"
+                ;;
+            ldwarc__subcmd__plan__subcmd__help,crawl-time)
+                cmd="ldwarc__subcmd__plan__subcmd__help__subcmd__crawl__subcmd__time"
                 ;;
             ldwarc__subcmd__plan__subcmd__help,currency)
                 cmd="ldwarc__subcmd__plan__subcmd__help__subcmd__currency"
@@ -98,7 +155,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-h -V --help --version check ls index cdx query crawl recover plan gen-docs help"
+            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -213,6 +270,54 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__demo)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__diff)
+            opts="-h --root --format --prefix --host --domain --triples --all --json --exit-code --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --domain)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__gen__subcmd__docs)
             opts="-h --out --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -232,7 +337,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls index cdx query crawl recover plan gen-docs help"
+            opts="check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -287,6 +392,34 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__help__subcmd__demo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__help__subcmd__gen__subcmd__docs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -302,6 +435,20 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -344,8 +491,22 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__plan)
-            opts="currency"
+            opts="currency crawl-time"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__plan__subcmd__crawl__subcmd__time)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -399,6 +560,94 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__help__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__simulate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__snapshot)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__history)
+            opts="-h --root --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__index)
             opts="-h --root --rebuild --threads --verify --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -440,7 +689,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__plan)
-            opts="-h --help currency help"
+            opts="-h --help currency crawl-time help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -453,8 +702,42 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__plan__subcmd__crawl__subcmd__time)
+            opts="-h --root --plds --crawl --backtest --connections --delay --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --crawl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__plan__subcmd__currency)
-            opts="-h --alpha --beta --weibull --period --documents --mean-size --json --help"
+            opts="-h --alpha --beta --weibull --from-archive --root --period --documents --mean-size --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -469,6 +752,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --weibull)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -492,8 +779,22 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__plan__subcmd__help)
-            opts="currency help"
+            opts="currency crawl-time help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__plan__subcmd__help__subcmd__crawl__subcmd__time)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -596,6 +897,244 @@ _ldwarc() {
             case "${prev}" in
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__replay)
+            opts="-h --root --format --raw --pick --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pick)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__serve)
+            opts="-h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --head-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-cdx-rows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__simulate)
+            opts="-h --histories --synthetic --documents --seed --weibull --strategies --years --cycle --min-interval --max-interval --initial-interval --week --budget --every --over-time --json --write-histories --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --histories)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --synthetic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --documents)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --weibull)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --strategies)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --years)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cycle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --initial-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --week)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --every)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-histories)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__snapshot)
+            opts="-o -h --root --prefix --host --domain --format --output --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --domain)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__stats)
+            opts="-h --root --prefix --host --domain --format --table --plot --truth --min-observations --snapshot-gap --fit --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --domain)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json csv" -- "${cur}"))
+                    return 0
+                    ;;
+                --table)
+                    COMPREPLY=($(compgen -W "urls plds snapshots" -- "${cur}"))
+                    return 0
+                    ;;
+                --plot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --truth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-observations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --snapshot-gap)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fit)
+                    COMPREPLY=($(compgen -W "ml cdf" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -32,6 +32,14 @@ complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "index" -d 'Bring the 
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "cdx" -d 'Export the index as byte-sorted CDXJ (as cdxj-indexer writes) or CDX-11, streamed'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "query" -d 'Find captures by URL and time, with the pywb CDX server\'s semantics'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "crawl" -d 'Crawl Linked Data politely into the archive: content negotiation, rounds, robots.txt'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "replay" -d 'The RDF graph of a URL as it was at a date (revisits and redirects resolved)'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "history" -d 'Every capture of a URL with status, digest, and whether its RDF graph changed'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "snapshot" -d 'The dataset as of a date: one named graph per document, as N-Quads or TriG, streamed'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "diff" -d 'Statements added and removed between two captures, two dates, or two RDF files'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "demo" -d 'A self-contained tour: serve a sample Linked Data web on loopback, crawl it three times, replay'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "stats" -d 'Change statistics of the archive: per-URL change rates, ages, lifetimes, Weibull fit, plots'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "simulate" -d 'Replay change histories against re-crawl strategies: recall, precision, downloads'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "serve" -d 'Serve the archive: CDX API, Wayback-style replay, Memento TimeGate/TimeMaps, pages'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "recover" -d 'Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "plan" -d 'Plan re-crawling from the change models: (α, β)-currency periods and bandwidth'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "gen-docs" -d 'Write man pages and shell completions generated from this command line definition'
@@ -87,31 +95,120 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resume -d 'Conti
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l no-conditional -d 'Do not send If-None-Match / If-Modified-Since from earlier captures'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l json -d 'Print the summary as one JSON object on stdout'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l format -d 'Output syntax of the graph (default: nt, or nq when the document has named graphs)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l pick -d 'Which capture answers: the latest at or before DATE, or the closest on either side' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l raw -d 'Write the archived payload bytes as they were served (Content-Encoding kept)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l json -d 'One JSON object per capture'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l prefix -d 'Only URLs starting with this prefix' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l host -d 'Only URLs on this host' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l format -d 'Output syntax: N-Quads (graph name = document URL) or TriG' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s o -l output -d 'Write to FILE instead of standard output (replaced only when complete)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l format -d 'Output: RDF Patch (A/D lines), N-Triples with +/- prefixes, or SPARQL Update' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l prefix -d 'Only URLs starting with this prefix' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l host -d 'Only URLs on this host' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l triples -d 'Dataset diffs: also print each changed document\'s statements'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l all -d 'Dataset diffs: also list unchanged documents'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l json -d 'Dataset diffs: one JSON object per document and a final summary object'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l exit-code -d 'Exit with status 1 when there are differences (as diff(1) does)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l prefix -d 'Only URLs starting with this prefix' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l host -d 'Only URLs on this host' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l format -d 'Output: text tables, one JSON object, or one CSV table (see --table)' -r -f -a "text\t''
+json\t''
+csv\t''"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l table -d 'The table --format csv prints' -r -f -a "urls\t''
+plds\t''
+snapshots\t''"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l plot -d 'Also write the figures (SVG) into DIR: age CDF, lifetime CDF with the fitted model, change-rate histogram per PLD, changes per snapshot' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l truth -d 'Known change rates per day (a JSON object URL → rate, or CSV lines URL,rate): also print the median relative error of each estimator against them' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l min-observations -d 'URLs with fewer observations are not compared with --truth' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l snapshot-gap -d 'The longest pause between two captures of one snapshot (a crawl in the crawl log is never split)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l fit -d 'Criterion of the Weibull fit: maximum likelihood, or the paper\'s CDF least squares (eq. 16)' -r -f -a "ml\t''
+cdf\t''"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -s h -l help -d 'Print help'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l histories -d 'Change histories, one JSON object per line: {"url", "start", "end", "changes": [...]}, instants as RFC 3339 or epoch seconds (see docs/scheduling.md); `-` reads stdin' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l synthetic -d 'Generate histories instead: poisson, bursty, periodic or mixture' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l documents -d 'Synthetic documents' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l seed -d 'Seed of the synthetic model' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l weibull -d 'Distribution of synthetic mean change times: SHAPE,SCALE (default 0.8,100d)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l strategies -d 'Strategies, comma-separated: fix, dyn, window, state-1, state-2, week, gold, freshness' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l years -d 'Years simulated (365 days each): synthetic histories are this long, given histories are cut to it. Default: 3 for synthetic models, whole histories otherwise' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l cycle -d 'The scheduler\'s cycle: downloads happen on this grid' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l min-interval -d 'Shortest re-crawl interval' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l max-interval -d 'Longest re-crawl interval' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l initial-interval -d 'Interval of a URL with no history' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l week -d 'The fixed interval of the `week` strategy' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l budget -d '`freshness`: downloads per cycle for the whole collection (default: as many in all as `gold` makes)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l every -d 'Rows of the over-time tables, every N months' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l write-histories -d 'Also write the histories simulated (e.g. a synthetic model\'s) to FILE as JSON lines' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l over-time -d 'With --json, also one object per strategy and month (cumulative, all documents)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l json -d 'One JSON object per strategy and band instead of tables'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s h -l help -d 'Print help'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed). Binding to a non-loopback address needs --token' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l token -d 'Secret every request must carry: `Authorization: Bearer <token>`, or `?token=<token>` once (a cookie then keeps it). Required for non-loopback binds' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l request-timeout -d 'Seconds a request may compute before it is answered 503' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l head-timeout -d 'Seconds a connection may take to send a request head (from its accept or from the last answer): slower or idle clients are disconnected' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l max-cdx-rows -d 'Most captures a CDX query may hold in memory before it is refused (403): one URL\'s captures, or the whole answer for sort=reverse, closest= and limit=-N (answers in index order stream, whatever their size)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -s h -l help -d 'Print help'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency help" -s h -l help -d 'Print help'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency help" -f -a "currency" -d 'The re-indexing period that keeps an index (α, β)-current, or α for a given period'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency crawl-time help" -s h -l help -d 'Print help'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency crawl-time help" -f -a "currency" -d 'The re-indexing period that keeps an index (α, β)-current, or α for a given period'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency crawl-time help" -f -a "crawl-time" -d 'Estimate how long the next crawl takes: politeness simulation, the paper\'s first-fit bin packing, a lower bound'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency crawl-time help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l alpha -d 'Wanted probability that a random page is β-current, in (0, 1]; prints the period T' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l beta -d 'Grace period β: changes younger than this are forgiven' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l weibull -d 'Weibull distribution of the pages\' mean change times: SHAPE,SCALE (scale a duration)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l period -d 'Re-indexing period T; prints the α it gives (instead of --alpha)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l documents -d 'Number of documents in the index (for the bandwidth)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l mean-size -d 'Mean document size: bytes, or with a unit (12KB = 12,000 bytes, 12KiB = 12,288)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l from-archive -d 'Fit the Weibull to the archive at --root, take the documents and their mean size from it, and add the bandwidth of the monitor\'s adaptive schedules'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l json -d 'Print one JSON object (times in days) instead of text'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l plds -d 'Read the workload from FILE instead of the crawl log: one JSON object per line, {"pld", "delay", "fetch_times": [...]} or {"pld", "delay", "urls", "fetch_time"}, optionally "round" (see docs/scheduling.md); `-` reads stdin' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l crawl -d 'The logged crawl whose URLs make the workload (default: the last finished one)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l connections -d 'Connections (default: the crawl\'s concurrency, else 64)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l delay -d 'Per-PLD delay (default: the crawl\'s, else 2s; a --plds line\'s own delay wins)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l backtest -d 'For every finished crawl: estimate from the fetch times of earlier crawls, and compare with the time it took'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l json -d 'One JSON object per estimate instead of text'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -s h -l help -d 'Print help'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "currency" -d 'The re-indexing period that keeps an index (α, β)-current, or α for a given period'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "crawl-time" -d 'Estimate how long the next crawl takes: politeness simulation, the paper\'s first-fit bin packing, a lower bound'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -l out -d 'Output directory' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -s h -l help -d 'Print help'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl recover plan gen-docs help" -f -a "check" -d 'Validate WARC/ARC files: framing, gzip members, mandatory fields, digests, revisits'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl recover plan gen-docs help" -f -a "ls" -d 'List records: offset, length, type, date, status, mime, payload digest, target URI'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl recover plan gen-docs help" -f -a "index" -d 'Bring the capture index up to date with the WARC tree (incremental), or rebuild or verify it'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl recover plan gen-docs help" -f -a "cdx" -d 'Export the index as byte-sorted CDXJ (as cdxj-indexer writes) or CDX-11, streamed'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl recover plan gen-docs help" -f -a "query" -d 'Find captures by URL and time, with the pywb CDX server\'s semantics'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl recover plan gen-docs help" -f -a "crawl" -d 'Crawl Linked Data politely into the archive: content negotiation, rounds, robots.txt'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl recover plan gen-docs help" -f -a "recover" -d 'Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl recover plan gen-docs help" -f -a "plan" -d 'Plan re-crawling from the change models: (α, β)-currency periods and bandwidth'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl recover plan gen-docs help" -f -a "gen-docs" -d 'Write man pages and shell completions generated from this command line definition'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl recover plan gen-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "check" -d 'Validate WARC/ARC files: framing, gzip members, mandatory fields, digests, revisits'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "ls" -d 'List records: offset, length, type, date, status, mime, payload digest, target URI'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "index" -d 'Bring the capture index up to date with the WARC tree (incremental), or rebuild or verify it'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "cdx" -d 'Export the index as byte-sorted CDXJ (as cdxj-indexer writes) or CDX-11, streamed'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "query" -d 'Find captures by URL and time, with the pywb CDX server\'s semantics'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "crawl" -d 'Crawl Linked Data politely into the archive: content negotiation, rounds, robots.txt'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "replay" -d 'The RDF graph of a URL as it was at a date (revisits and redirects resolved)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "history" -d 'Every capture of a URL with status, digest, and whether its RDF graph changed'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "snapshot" -d 'The dataset as of a date: one named graph per document, as N-Quads or TriG, streamed'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "diff" -d 'Statements added and removed between two captures, two dates, or two RDF files'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "demo" -d 'A self-contained tour: serve a sample Linked Data web on loopback, crawl it three times, replay'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "stats" -d 'Change statistics of the archive: per-URL change rates, ages, lifetimes, Weibull fit, plots'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "simulate" -d 'Replay change histories against re-crawl strategies: recall, precision, downloads'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "serve" -d 'Serve the archive: CDX API, Wayback-style replay, Memento TimeGate/TimeMaps, pages'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "recover" -d 'Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "plan" -d 'Plan re-crawling from the change models: (α, β)-currency periods and bandwidth'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "gen-docs" -d 'Write man pages and shell completions generated from this command line definition'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "currency" -d 'The re-indexing period that keeps an index (α, β)-current, or α for a given period'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "crawl-time" -d 'Estimate how long the next crawl takes: politeness simulation, the paper\'s first-fit bin packing, a lower bound'

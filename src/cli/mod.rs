@@ -5,6 +5,10 @@ mod docs;
 mod index_commands;
 mod output;
 mod plan_commands;
+mod replay_commands;
+mod schedule_commands;
+mod serve_commands;
+mod stats_commands;
 mod verify;
 mod warc_commands;
 
@@ -91,6 +95,71 @@ enum Command {
         flags win. Progress is shown on a terminal; the summary goes to stderr, or to stdout with --json."
     )]
     Crawl(crawl_commands::CrawlArgs),
+    /// The RDF graph of a URL as it was at a date (revisits and redirects resolved).
+    #[command(
+        long_about = "Print the RDF graph of URL as the archive had it at DATE: the latest capture at \
+        or before DATE (--pick closest: the nearest on either side, as pywb picks, the earlier winning \
+        ties). DATE is a 1-14 digit Wayback timestamp or ISO 8601; it is UTC unless it carries an \
+        offset, and a partial date means the end of its period (20240315 and 2024-03-15 both mean \
+        2024-03-15T23:59:59Z). Revisits resolve to their original payload; archived redirects \
+        (301/302/303/307/308) are followed to the target's capture for the same date; the payload \
+        is parsed by its Content-Type, with sniffing as fallback; JSON-LD contexts come from the \
+        archive, then from the bundled set, never from the live web. The capture used (timestamp, \
+        file, offset) is printed on stderr. --raw writes the archived payload bytes instead."
+    )]
+    Replay(replay_commands::ReplayArgs),
+    /// Every capture of a URL with status, digest, and whether its RDF graph changed.
+    #[command(
+        long_about = "List every capture of URL, oldest first: timestamp, HTTP status, record type, \
+        payload digest, statements, the first 16 hex digits of the graph's RDFC-1.0 canonical hash \
+        (SHA-256; marked ~ when the graph was too symmetric for RDFC-1.0 and an approximate hash \
+        was used) and the change: first, changed (the graph differs from the previous graph), \
+        same-graph (other bytes, same graph: a re-serialisation or blank-node relabelling), \
+        unchanged (same bytes), redirect, or no-graph (an error status or a payload that is not RDF)."
+    )]
+    History(replay_commands::HistoryArgs),
+    /// The dataset as of a date: one named graph per document, as N-Quads or TriG, streamed.
+    #[command(
+        long_about = "Write every document in the archive (or under --prefix, on --host, in --domain) \
+        as it stood at DATE, as N-Quads with the document URL as graph name (or TriG), as DyLDO \
+        publishes its snapshots. A URL is a document at DATE when its latest capture at or before DATE \
+        is a successful RDF answer; redirecting URLs are left out (their target is a document under \
+        its own URL). Blank nodes are kept apart per document. Output is streamed: a snapshot larger \
+        than memory works. Exits 1 when a document could not be read or parsed (each is reported)."
+    )]
+    Snapshot(replay_commands::SnapshotArgs),
+    /// Statements added and removed between two captures, two dates, or two RDF files.
+    #[command(
+        long_about = "URL@DATE1 [URL@]DATE2: the statements removed and added between the graphs \
+        of two captures, as RDF Patch (D and A lines), N-Triples with - and + prefixes, or SPARQL \
+        Update. Statements without blank nodes are compared directly; statements with blank nodes \
+        are compared as canonical units (each set of statements connected through blank nodes), so \
+        a relabelled but equal structure is not a change and adding one structure does not show the \
+        others as removed and re-added. Removed statements carry the blank node labels `ldwarc \
+        replay --format nt` prints for the old capture. A structure too symmetric for canonical \
+        labelling is compared approximately, and the diff says so on stderr.\n\n@DATE1 @DATE2: \
+        every document (or those under --prefix, on --host, in --domain) as added, removed, changed \
+        or unchanged, with statement counts (--triples for the statements themselves).\n\n\
+        FILE1 FILE2: the same for two local RDF files (syntax by extension, then sniffing)."
+    )]
+    Diff(replay_commands::DiffArgs),
+    /// A self-contained tour: serve a sample Linked Data web on loopback, crawl it three times, replay.
+    #[command(
+        long_about = "Serve the bundled sample Linked Data web on loopback (no network needed), \
+        crawl it in three epochs between which documents change into DIR, and print what history, \
+        replay and diff show, then how to go on."
+    )]
+    Demo {
+        /// Directory for the demo archive (must be empty or absent).
+        #[arg(default_value = "ldwarc-demo")]
+        dir: PathBuf,
+    },
+    /// Change statistics of the archive: per-URL change rates, ages, lifetimes, Weibull fit, plots.
+    Stats(stats_commands::StatsArgs),
+    /// Replay change histories against re-crawl strategies: recall, precision, downloads.
+    Simulate(schedule_commands::SimulateArgs),
+    /// Serve the archive: CDX API, Wayback-style replay, Memento TimeGate/TimeMaps, pages.
+    Serve(serve_commands::ServeArgs),
     /// Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail.
     Recover(warc_commands::RecoverArgs),
     /// Plan re-crawling from the change models: (α, β)-currency periods and bandwidth.
@@ -116,6 +185,17 @@ pub fn run() -> i32 {
         Command::Cdx(args) => index_commands::cdx(args),
         Command::Query(args) => index_commands::query(args),
         Command::Plan(args) => plan_commands::plan(args),
+        Command::Replay(args) => replay_commands::replay(args),
+        Command::Serve(args) => serve_commands::serve(args),
+        Command::Stats(args) => stats_commands::stats(args),
+        Command::Simulate(args) => schedule_commands::simulate(args),
+        Command::History(args) => replay_commands::history_command(args),
+        Command::Snapshot(args) => replay_commands::snapshot_command(args),
+        Command::Diff(args) => replay_commands::diff_command(args),
+        Command::Demo { dir } => {
+            let mut out = std::io::stdout();
+            crate::demo::run_demo(&dir, &mut out).map(|()| 0)
+        }
         Command::GenDocs { out } => docs::generate(&out).map(|()| 0),
     };
     match result {

@@ -13,7 +13,7 @@
 //! re-adds that structure (all its statements), since its blank nodes cannot be identified
 //! across the versions otherwise.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::{self, BufWriter, Write};
 use std::str::FromStr;
@@ -90,6 +90,10 @@ pub struct GraphDiff {
     pub approximate: bool,
     /// Why the comparison was approximate.
     pub approximate_reason: Option<String>,
+    /// For the SPARQL writer: the statements of kept blank-node structures isomorphic to a
+    /// removed one (fresh labels). A SPARQL pattern cannot tell such twins apart, so the
+    /// `DELETE` of the removed copy deletes them too and `INSERT DATA` puts them back.
+    restore: Vec<DiffQuad>,
 }
 
 impl GraphDiff {
@@ -172,9 +176,9 @@ impl GraphDiff {
             operations.start(out)?;
             write_structure_delete(out, &structure)?;
         }
-        if !self.added.is_empty() {
+        if !self.added.is_empty() || !self.restore.is_empty() {
             operations.start(out)?;
-            let added: Vec<&DiffQuad> = self.added.iter().collect();
+            let added: Vec<&DiffQuad> = self.added.iter().chain(&self.restore).collect();
             write_data_block(out, "INSERT DATA", &added)?;
         }
         if operations.count == 0 {
@@ -323,7 +327,7 @@ fn write_structure_delete(out: &mut dyn Write, quads: &[&DiffQuad]) -> io::Resul
             None => pattern.push_str(&format!("  {triple}\n")),
         }
     }
-    writeln!(out, "DELETE {{\n{pattern}}}\nWHERE {{\n{pattern}")?;
+    write!(out, "DELETE {{\n{pattern}}}\nWHERE {{\n{pattern}")?;
     let names: Vec<&String> = order
         .iter()
         .filter_map(|label| variables.get(label))
@@ -499,6 +503,7 @@ pub fn diff(old: &Graph, new: &Graph) -> GraphDiff {
         added,
         approximate: approximate_reason.is_some(),
         approximate_reason,
+        restore: old_side.twins_of_removed(&old_kept),
     }
 }
 
@@ -556,6 +561,49 @@ impl<'g> Side<'g> {
             }
         }
         changed
+    }
+}
+
+impl Side<'_> {
+    /// The statements of kept structures whose form equals a removed structure's, with blank
+    /// nodes labelled `_:k0`, `_:k1`, … (see [`GraphDiff::restore`]).
+    fn twins_of_removed(&self, kept: &[bool]) -> Vec<DiffQuad> {
+        let removed: HashSet<&str> = self
+            .forms
+            .iter()
+            .zip(kept)
+            .filter(|(_, kept)| !**kept)
+            .map(|(form, _)| form.text.as_str())
+            .collect();
+        let mut labels: HashMap<TermId, String> = HashMap::new();
+        let mut twins = Vec::new();
+        let all = self.graph.quads();
+        for (structure, form) in self.forms.iter().enumerate() {
+            if !kept[structure] || !removed.contains(form.text.as_str()) {
+                continue;
+            }
+            for &index in self.structures.members(structure) {
+                let quad = all[index as usize];
+                let mut spell = |id: TermId| {
+                    if self.graph.is_blank(id) {
+                        let next = labels.len();
+                        labels
+                            .entry(id)
+                            .or_insert_with(|| format!("_:k{next}"))
+                            .clone()
+                    } else {
+                        self.graph.term(id).to_string()
+                    }
+                };
+                twins.push(DiffQuad {
+                    subject: spell(quad.subject),
+                    predicate: spell(quad.predicate),
+                    object: spell(quad.object),
+                    graph: (quad.graph != DEFAULT_GRAPH).then(|| spell(quad.graph)),
+                });
+            }
+        }
+        twins
     }
 }
 
@@ -665,7 +713,6 @@ fn clashes(spelling: &str, prefix: &str) -> bool {
 mod tests {
     use super::*;
     use crate::rdf::{NoContexts, Syntax, parse_graph};
-    use std::collections::HashSet;
 
     fn parse(body: &str, syntax: Syntax) -> Graph {
         parse_graph(body.as_bytes(), &[syntax], "http://e.org/", &NoContexts)
@@ -903,6 +950,29 @@ e:w e:p [ e:c [ e:d e:o ] ] .",
         assert_eq!(
             diff(&old, &old).to_text(DiffFormat::Sparql),
             "# no change\n"
+        );
+    }
+
+    #[test]
+    fn sparql_puts_back_kept_twins_of_a_removed_structure() {
+        // Two equal structures, one removed: the DELETE pattern matches both, so the kept one
+        // is inserted again.
+        let old = turtle("e:s e:p [ e:a \"x\" ] , [ e:a \"x\" ] .");
+        let new = turtle("e:s e:p [ e:a \"x\" ] .");
+        let d = diff(&old, &new);
+        assert_eq!(d.removed.len(), 2);
+        assert!(
+            d.to_text(DiffFormat::Patch)
+                .lines()
+                .all(|l| !l.contains("_:k"))
+        );
+        let sparql = d.to_text(DiffFormat::Sparql);
+        assert!(
+            sparql.ends_with(
+                ";\nINSERT DATA {\n  <http://e.org/s> <http://e.org/p> _:k0 .\n  \
+                 _:k0 <http://e.org/a> \"x\" .\n}\n"
+            ),
+            "{sparql}"
         );
     }
 

@@ -1574,7 +1574,7 @@ _:g2 { <#s> ex:p _:b . _:b ex:p "line\nbreak" . }
             assert_eq!(
                 parse(&written, format.syntax()).to_nquads(),
                 "_:b0 <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> \
-                 << <http://e.org/s> <http://e.org/p> \"o\" >> .\n",
+                 <<( <http://e.org/s> <http://e.org/p> \"o\" )>> .\n",
                 "{written}"
             );
         }
@@ -1589,14 +1589,16 @@ _:g2 { <#s> ex:p _:b . _:b ex:p "line\nbreak" . }
             "\"tab\\there \\\"q\\\" \\\\ \\n\\r \\u0001 é\"",
             "\"Hi\"@en-gb",
             "\"5\"^^<http://www.w3.org/2001/XMLSchema#integer>",
-            "<< <http://e.org/s> <http://e.org/p> \"o\"@en >>",
-            "<< _:b0 <http://e.org/p> << <http://e.org/s> <http://e.org/p> _:b1 >> >>",
+            "<<( <http://e.org/s> <http://e.org/p> \"o\"@en )>>",
+            "<<( _:b0 <http://e.org/p> <<( <http://e.org/s> <http://e.org/p> _:b1 )>> )>>",
         ] {
             let term = term_from_spelling(spelling).unwrap();
             let mut respelled = String::new();
             spell_term(&term, &mut respelled);
             assert_eq!(respelled, spelling);
         }
+        let older = term_from_spelling("<< _:b0 <http://e.org/p> \"o\" >>").unwrap();
+        assert!(matches!(older, SimpleTerm::Triple(_)));
         let rdf12 = term_from_spelling("<<( _:b0 <http://e.org/p> \"o\" )>>").unwrap();
         assert!(matches!(rdf12, SimpleTerm::Triple(_)));
         for malformed in [

@@ -1,0 +1,77 @@
+//! `ldwarc serve`: argument parsing for the HTTP server in [`crate::serve`].
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+use clap::Args;
+
+use super::RootArg;
+use crate::serve::{Limits, ServeConfig, run};
+
+/// Arguments of `ldwarc serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    root: RootArg,
+    /// Address to listen on (port 0 picks a free port; the address is printed). Binding to a
+    /// non-loopback address needs --token.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
+    bind: String,
+    /// Secret every request must carry: `Authorization: Bearer <token>`, or `?token=<token>`
+    /// once (a cookie then keeps it). Required for non-loopback binds.
+    #[arg(
+        long,
+        env = "LDWARC_SERVE_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    token: Option<String>,
+    /// Seconds a request may compute before it is answered 503.
+    #[arg(long, default_value_t = 20, value_name = "SECONDS")]
+    request_timeout: u64,
+    /// Seconds a connection may take to send a request head (from its accept or from the
+    /// last answer): slower or idle clients are disconnected.
+    #[arg(long, default_value_t = 20, value_name = "SECONDS")]
+    head_timeout: u64,
+    /// Most captures a CDX query may hold in memory before it is refused (403): one URL's
+    /// captures, or the whole answer for sort=reverse, closest= and limit=-N (answers in
+    /// index order stream, whatever their size).
+    #[arg(long, default_value_t = 250_000, value_name = "N")]
+    max_cdx_rows: usize,
+}
+
+/// `ldwarc serve`: runs until killed. Exit status 2 for a configuration the server refuses.
+pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
+    let bind = match resolve_bind(&args.bind) {
+        Ok(bind) => bind,
+        Err(message) => {
+            eprintln!("ldwarc serve: {message}");
+            return Ok(2);
+        }
+    };
+    let limits = Limits {
+        request_time: std::time::Duration::from_secs(args.request_timeout.max(1)),
+        head_time: std::time::Duration::from_secs(args.head_timeout.max(1)),
+        max_cdx_rows: args.max_cdx_rows,
+        ..Limits::default()
+    };
+    let config = ServeConfig {
+        root: args.root.root,
+        bind,
+        token: args.token,
+        limits,
+    };
+    match run(config) {
+        Ok(()) => Ok(0),
+        Err(error) => {
+            eprintln!("ldwarc serve: {error}");
+            Ok(2)
+        }
+    }
+}
+
+fn resolve_bind(text: &str) -> Result<SocketAddr, String> {
+    text.to_socket_addrs()
+        .map_err(|e| format!("--bind {text}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("--bind {text}: no address"))
+}

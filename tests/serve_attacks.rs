@@ -1,0 +1,360 @@
+//! Hostile requests against `ldwarc serve`, each refused with the right status: path
+//! traversal, URLs of the live web (a loopback "live" server counts every connection it gets:
+//! none may arrive), proxy-style absolute-form targets and `CONNECT`, writes, bodies,
+//! oversized targets and heads, malformed requests, bad CDX parameters, over-costly queries,
+//! slow and idle clients (the head deadline), the token rule, and the sandbox on raw replay.
+
+mod common;
+#[path = "support/serve_server.rs"]
+mod serve_server;
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{generated, ldwarc, run, stdout_ok};
+use serve_server::{LdwarcServer, send_raw};
+
+fn archive() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    generated::generate(&root, 0xC0FFEE);
+    stdout_ok(
+        &run(ldwarc().arg("index").arg("--root").arg(&root)),
+        "ldwarc index",
+    );
+    (dir, root)
+}
+
+/// A loopback listener standing for the live web: counts the connections it accepts.
+fn live_web() -> (u16, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counter.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    (port, hits)
+}
+
+fn status_of(server: &LdwarcServer, raw: &str) -> u16 {
+    server
+        .send(raw.as_bytes())
+        .unwrap_or_else(|e| panic!("{raw:?}: {e}"))
+        .status
+}
+
+#[test]
+fn hostile_requests_are_refused() {
+    let (_dir, root) = archive();
+    let server = LdwarcServer::start(&root, &["--max-cdx-rows", "50", "--head-timeout", "2"]);
+    traversal(&server, &root);
+    live_web_is_never_fetched(&server);
+    methods_bodies_and_sizes(&server);
+    malformed(&server);
+    cdx_parameters(&server);
+    raw_replay_is_sandboxed(&server);
+    slow_and_idle_clients_are_cut(&server);
+}
+
+fn traversal(server: &LdwarcServer, root: &std::path::Path) {
+    // Something secret beside the archive's warc/ tree.
+    std::fs::write(root.join("secret.txt"), "top secret").expect("write");
+    for path in [
+        "/../secret.txt",
+        "/web/../../secret.txt",
+        "/web/20240101id_/../../secret.txt",
+        "/web/20240101id_/file:///etc/passwd",
+        "/web/20240101id_/file:/etc/passwd",
+        "/web/20240101id_/ftp://example.org/x",
+        "/timemap/link/..%2F..%2Fsecret.txt",
+        "/web/20240101id_/http://example.org/../../../../etc/passwd",
+        "/web/20240101id_/%2e%2e/%2e%2e/etc/passwd",
+        "/static/..%2f..%2fsecret.txt",
+        "/cdx?url=../../secret.txt",
+    ] {
+        let response = server.get(path);
+        assert!(
+            matches!(response.status, 200 | 400 | 404),
+            "{path}: {}",
+            response.status
+        );
+        assert!(
+            !response.text().contains("top secret"),
+            "{path} leaked a file"
+        );
+        assert!(
+            !response.text().contains("root:x:0"),
+            "{path} leaked /etc/passwd"
+        );
+        if response.status == 200 {
+            // Only the CDX API answers 200 here, and with nothing.
+            assert!(path.starts_with("/cdx"), "{path}");
+            assert_eq!(response.text(), "", "{path}");
+        }
+    }
+    assert_eq!(
+        server.get("/web/20240101id_/file:///etc/passwd").status,
+        400
+    );
+}
+
+fn live_web_is_never_fetched(server: &LdwarcServer) {
+    let (port, hits) = live_web();
+    let live = format!("http://127.0.0.1:{port}/page");
+    for path in [
+        format!("/web/{live}"),
+        format!("/web/20240101id_/{live}"),
+        format!("/web/20240101/{live}"),
+        format!("/timemap/link/{live}"),
+        format!("/cdx?url={live}"),
+        format!("/timeline?url={live}"),
+        format!("/capture?url={live}&ts=2024"),
+    ] {
+        let response = server.get(&path);
+        assert!(
+            matches!(response.status, 200 | 404),
+            "{path}: {}",
+            response.status
+        );
+    }
+    // Proxy-style requests naming the live host.
+    assert_eq!(
+        status_of(
+            server,
+            &format!("GET {live} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n")
+        ),
+        400
+    );
+    let connect = status_of(
+        server,
+        &format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"),
+    );
+    assert!(matches!(connect, 400 | 405), "CONNECT: {connect}");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "the server connected to the live web"
+    );
+}
+
+fn methods_bodies_and_sizes(server: &LdwarcServer) {
+    for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"] {
+        let response = server
+            .send(format!("{method} /cdx?url=x HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").as_bytes())
+            .expect("send");
+        assert_eq!(response.status, 405, "{method}");
+        assert_eq!(response.header("allow"), Some("GET, HEAD"), "{method}");
+    }
+    assert_eq!(
+        status_of(
+            server,
+            "GET /cdx?url=x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+        ),
+        413
+    );
+    let long = format!("/cdx?url={}", "a".repeat(10_000));
+    assert_eq!(server.get(&long).status, 414);
+    let many: Vec<(String, String)> = (0..80)
+        .map(|i| (format!("X-Filler-{i}"), "v".into()))
+        .collect();
+    let refs: Vec<(&str, &str)> = many.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    assert_eq!(server.get_with("/", &refs).status, 431);
+    let big = "b".repeat(20_000);
+    assert_eq!(server.get_with("/", &[("X-Big", &big)]).status, 431);
+    // A head far beyond any limit: hyper refuses it before it is parsed.
+    let huge = "h".repeat(2_000_000);
+    let status = server
+        .send(format!("GET / HTTP/1.1\r\nHost: x\r\nX-Huge: {huge}\r\n\r\n").as_bytes())
+        .map(|r| r.status)
+        .unwrap_or(431);
+    assert_eq!(status, 431, "a 2 MB head");
+}
+
+fn malformed(server: &LdwarcServer) {
+    for raw in [
+        "GARBAGE\r\n\r\n",
+        "GET\r\n\r\n",
+        "GET / HTTP/9.9\r\nHost: x\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n",
+        "GET /\u{7f}x HTTP/1.1\r\nHost: x\r\n\r\n",
+    ] {
+        let status = send_raw(server.port, raw.as_bytes()).map(|r| r.status);
+        assert!(matches!(status, Ok(400 | 505)), "{raw:?}: {status:?}");
+    }
+    // Still serving afterwards.
+    assert_eq!(server.get("/").status, 200);
+}
+
+fn cdx_parameters(server: &LdwarcServer) {
+    for query in [
+        "",
+        "url=",
+        "url=x&limit=abc",
+        "url=x&output=xml",
+        "url=x&matchType=everything",
+        "url=x&filter=~url:(",
+        "url=x&from=yesterday",
+        "url=x&sort=closest",
+        "url=x&resumeKey=%%%",
+        "url=x&sort=reverse&resumeKey=AAAA",
+    ] {
+        let response = server.get(&format!("/cdx?{query}"));
+        assert_eq!(response.status, 400, "/cdx?{query}: {}", response.text());
+    }
+    // Over the query-cost limit (the server runs with --max-cdx-rows 50): orders other than
+    // the index's hold the whole selection in memory.
+    for order in ["sort=reverse", "closest=2024", "limit=-100"] {
+        let response = server.get(&format!("/cdx?url=*.org&{order}"));
+        assert_eq!(response.status, 403, "{order}: {}", response.text());
+    }
+    // ... while answers in index order stream, whatever their size.
+    let all = server.get("/cdx?url=*.org");
+    assert_eq!(all.status, 200, "{}", all.text());
+    assert!(all.text().lines().count() > 50, "{}", all.text());
+    assert!(all.body.len() > 64 * 1024, "large enough to stream");
+    assert_eq!(all.header("transfer-encoding"), Some("chunked"));
+    assert_eq!(all.header("content-type"), Some("text/x-cdxj"));
+    // The streamed answer equals the same rows paged through with resume keys.
+    let paged = page_through(server, "/cdx?url=*.org&limit=40&showResumeKey=true");
+    let streamed: Vec<String> = all.text().lines().map(String::from).collect();
+    assert_eq!(paged, streamed);
+    let bad_date = server.get_with(
+        "/web/http://example.org/",
+        &[("Accept-Datetime", "\u{1}\u{2}")],
+    );
+    assert!(matches!(bad_date.status, 400), "{}", bad_date.status);
+}
+
+/// Every row of a paged CDX query, following `showResumeKey` keys to the end.
+fn page_through(server: &LdwarcServer, first: &str) -> Vec<String> {
+    let mut rows = Vec::new();
+    let mut path = first.to_string();
+    for _ in 0..1000 {
+        let page = server.get(&path);
+        assert_eq!(page.status, 200, "{path}: {}", page.text());
+        let text = page.text();
+        match text.split_once("\n\n") {
+            Some((page_rows, key)) => {
+                rows.extend(page_rows.lines().map(String::from));
+                path = format!("{first}&resumeKey={}", key.trim());
+            }
+            None => {
+                rows.extend(text.lines().map(String::from));
+                return rows;
+            }
+        }
+    }
+    panic!("{first}: more than 1000 pages");
+}
+
+fn raw_replay_is_sandboxed(server: &LdwarcServer) {
+    let home = server.get("/timemap/json/http://example.org/");
+    assert_eq!(home.status, 200, "{}", home.text());
+    let first: serde_json::Value =
+        serde_json::from_str(home.text().lines().next().expect("a memento")).expect("json");
+    let stamp = first["timestamp"].as_str().expect("timestamp");
+    for path in [
+        format!("/web/{stamp}id_/http://example.org/"),
+        format!("/web/{stamp}/http://example.org/"),
+    ] {
+        let response = server.get_with(&path, &[("Accept", "text/html")]);
+        assert_eq!(response.status, 200, "{path}");
+        assert_eq!(
+            response.header("content-security-policy"),
+            Some("sandbox"),
+            "{path}"
+        );
+        assert_eq!(
+            response.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+    }
+}
+
+/// The server runs with --head-timeout 2: a head trickled in, or an idle keep-alive
+/// connection, is closed after about 2 s, and the server keeps serving.
+fn slow_and_idle_clients_are_cut(server: &LdwarcServer) {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let closed_after = |stream: &mut std::net::TcpStream| {
+        let started = Instant::now();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        let mut rest = Vec::new();
+        let outcome = stream.read_to_end(&mut rest);
+        assert!(
+            outcome.is_ok() || rest.is_empty(),
+            "closed without an answer: {outcome:?}"
+        );
+        started.elapsed()
+    };
+    let mut slow = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    slow.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        .expect("write");
+    let waited = closed_after(&mut slow);
+    assert!(
+        waited < Duration::from_secs(6),
+        "a trickled head held the connection {waited:?}"
+    );
+
+    let mut idle = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    idle.write_all(b"GET /cdx?url=example.org/nothing HTTP/1.1\r\nHost: x\r\n\r\n")
+        .expect("write");
+    let mut answer = [0u8; 4096];
+    let n = idle.read(&mut answer).expect("an answer");
+    assert!(answer[..n].starts_with(b"HTTP/1.1 200"));
+    let waited = closed_after(&mut idle);
+    assert!(
+        (Duration::from_secs(1)..Duration::from_secs(6)).contains(&waited),
+        "an idle keep-alive connection was closed after {waited:?}"
+    );
+    assert_eq!(server.get("/").status, 200);
+}
+
+#[test]
+fn tokens_guard_the_server() {
+    let (_dir, root) = archive();
+    // Refused: a non-loopback bind without a token.
+    let output = run(ldwarc()
+        .args(["serve", "--bind", "0.0.0.0:0", "--root"])
+        .arg(&root)
+        .env_remove("LDWARC_SERVE_TOKEN"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--token"));
+
+    let server = LdwarcServer::start(&root, &["--token", "s3cret"]);
+    assert_eq!(server.get("/").status, 401);
+    assert_eq!(
+        server
+            .get_with("/", &[("Authorization", "Bearer wrong")])
+            .status,
+        401
+    );
+    assert_eq!(
+        server
+            .get_with("/", &[("Authorization", "Bearer s3cret")])
+            .status,
+        200
+    );
+    let with_query = server.get("/?token=s3cret");
+    assert_eq!(with_query.status, 200);
+    assert!(
+        with_query
+            .header("set-cookie")
+            .is_some_and(|c| c.starts_with("ldwarc_token=s3cret"))
+    );
+    assert_eq!(
+        server
+            .get_with("/", &[("Cookie", "ldwarc_token=s3cret")])
+            .status,
+        200
+    );
+}

@@ -1,0 +1,194 @@
+//! `ldwarc serve` for the serve tests: started on a free loopback port (it prints the address
+//! it bound), killed when dropped; and raw HTTP/1.1 requests with any method, headers and
+//! target, read back into [`HttpResponse`]s. Included by path (`#[path = …] mod …`) next to
+//! `mod common;`.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use crate::common::{HttpResponse, ldwarc};
+
+/// A running `ldwarc serve`.
+pub struct LdwarcServer {
+    child: Child,
+    /// The port it listens on (127.0.0.1).
+    pub port: u16,
+}
+
+impl LdwarcServer {
+    /// Starts `ldwarc serve --root ROOT --bind 127.0.0.1:0 EXTRA…` and waits for its address.
+    pub fn start(root: &Path, extra: &[&str]) -> Self {
+        let mut child = ldwarc()
+            .arg("serve")
+            .arg("--root")
+            .arg(root)
+            .args(["--bind", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start ldwarc serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the listening line");
+        let port = line
+            .split("http://127.0.0.1:")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("ldwarc serve did not print its address: {line:?}"));
+        Self { child, port }
+    }
+
+    /// `GET path` with extra header fields.
+    pub fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> HttpResponse {
+        get_with(self.port, path, headers)
+    }
+
+    /// `GET path`.
+    pub fn get(&self, path: &str) -> HttpResponse {
+        self.get_with(path, &[])
+    }
+
+    /// Sends raw bytes and reads the answer (the connection is closed after it).
+    pub fn send(&self, request: &[u8]) -> std::io::Result<HttpResponse> {
+        send_raw(self.port, request)
+    }
+}
+
+impl Drop for LdwarcServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `GET path` with extra header fields from 127.0.0.1:`port`, panicking on I/O errors.
+pub fn get_with(port: u16, path: &str, headers: &[(&str, &str)]) -> HttpResponse {
+    let mut head = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("Accept-Encoding: identity\r\nConnection: close\r\n\r\n");
+    send_raw(port, head.as_bytes()).unwrap_or_else(|e| panic!("GET {path} failed: {e}"))
+}
+
+/// Sends `request` to 127.0.0.1:`port` and parses the response (Content-Length or chunked
+/// or until close).
+pub fn send_raw(port: u16, request: &[u8]) -> std::io::Result<HttpResponse> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
+    stream.write_all(request)?;
+    stream.flush()?;
+    let mut raw = Vec::new();
+    let mut buffer = [0u8; 65536];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buffer[..n]),
+            // A server that answers and closes before reading all we sent resets.
+            Err(e) if !raw.is_empty() && e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(e) => return Err(e),
+        }
+        if complete(&raw) {
+            break;
+        }
+    }
+    parse_response(&raw)
+}
+
+fn head_end(raw: &[u8]) -> Option<usize> {
+    raw.windows(4).position(|w| w == b"\r\n\r\n")
+}
+
+/// Whether `raw` holds a whole response by its Content-Length.
+fn complete(raw: &[u8]) -> bool {
+    let Some(end) = head_end(raw) else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    length.is_some_and(|n| raw.len() >= end + 4 + n)
+}
+
+/// Parses an HTTP/1.x response.
+pub fn parse_response(raw: &[u8]) -> std::io::Result<HttpResponse> {
+    let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+    let end = head_end(raw).ok_or_else(|| bad("no end of the HTTP head"))?;
+    let head = String::from_utf8_lossy(&raw[..end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| bad("bad status line"))?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let mut body = raw[end + 4..].to_vec();
+    let chunked = headers.iter().any(|(n, v)| {
+        n.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
+    });
+    if chunked {
+        body = dechunk(&body).ok_or_else(|| bad("bad chunked body"))?;
+    }
+    Ok(HttpResponse {
+        status,
+        headers,
+        body,
+    })
+}
+
+fn dechunk(mut data: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = data.windows(2).position(|w| w == b"\r\n")?;
+        let size_text = std::str::from_utf8(&data[..line_end]).ok()?;
+        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
+        data = &data[line_end + 2..];
+        if size == 0 {
+            return Some(out);
+        }
+        out.extend_from_slice(data.get(..size)?);
+        data = data.get(size + 2..)?;
+    }
+}
+
+/// The `(rel, uri, datetime)` triples of a `Link` header or link-format body.
+pub fn parse_links(text: &str) -> Vec<(String, String, Option<String>)> {
+    let mut links = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('<') {
+        let Some(end) = rest[start..].find('>') else {
+            break;
+        };
+        let uri = rest[start + 1..start + end].to_string();
+        let after = &rest[start + end + 1..];
+        let next = after
+            .find(",\n")
+            .or_else(|| after.find(", <"))
+            .unwrap_or(after.len());
+        let params = &after[..next];
+        let value = |name: &str| {
+            params
+                .split(';')
+                .filter_map(|p| p.trim().strip_prefix(&format!("{name}=")))
+                .map(|v| v.trim_matches('"').to_string())
+                .next()
+        };
+        links.push((value("rel").unwrap_or_default(), uri, value("datetime")));
+        rest = &after[next..];
+    }
+    links
+}
