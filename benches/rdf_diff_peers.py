@@ -40,7 +40,13 @@ def rdflib_diff(old, new):
     iso_new = to_isomorphic(g_new)
     _in_both, in_old, in_new = graph_diff(iso_old, iso_new)
     done = time.perf_counter()
+
+    def ground(graph):
+        return sum(1 for t in graph if not any(isinstance(term, rdflib.BNode) for term in t))
+
     return {
+        "removed_ground": ground(in_old),
+        "added_ground": ground(in_new),
         "parse_s": parsed - start,
         "diff_s": done - parsed,
         "total_s": done - start,

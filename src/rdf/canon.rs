@@ -190,11 +190,15 @@ impl BlankStructures {
     /// Finds the structures of `graph`.
     pub fn of(graph: &Graph) -> Self {
         let quads = graph.quads();
+        // One pass over the spellings (in interning order) rather than a lookup per slot.
+        let blank: Vec<bool> = (0..graph.term_count())
+            .map(|id| graph.term(id as TermId).starts_with("_:"))
+            .collect();
         let mut sets = DisjointSets::default();
         let mut node_of_term = vec![u32::MAX; graph.term_count()];
         let mut first_node = vec![u32::MAX; quads.len()];
         for (index, quad) in quads.iter().enumerate() {
-            for id in quad.terms().filter(|&id| graph.is_blank(id)) {
+            for id in quad.terms().filter(|&id| blank[id as usize]) {
                 let node = &mut node_of_term[id as usize];
                 if *node == u32::MAX {
                     *node = sets.add();
@@ -689,9 +693,21 @@ fn mix(hash: u64, x: u64) -> u64 {
     (product as u64) ^ ((product >> 64) as u64)
 }
 
+/// A 128-bit fingerprint of a byte string (two 64-bit hashes with different seeds), the same
+/// in every run and on every platform. Not cryptographic: callers confirm equal fingerprints
+/// by comparing the bytes when exactness matters.
+pub(crate) fn fingerprint(bytes: &[u8]) -> u128 {
+    (u128::from(hash_bytes_seeded(bytes, QUAD_SEED)) << 64)
+        | u128::from(hash_bytes_seeded(bytes, ABSENT))
+}
+
 /// A 64-bit hash of a byte string, the same in every run and on every platform.
 fn hash_bytes(bytes: &[u8]) -> u64 {
-    let mut hash = mix(QUAD_SEED, bytes.len() as u64);
+    hash_bytes_seeded(bytes, QUAD_SEED)
+}
+
+fn hash_bytes_seeded(bytes: &[u8], seed: u64) -> u64 {
+    let mut hash = mix(seed, bytes.len() as u64);
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
         let mut word = [0u8; 8];

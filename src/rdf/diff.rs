@@ -12,14 +12,27 @@
 //! The price of comparing whole structures: a one-literal edit inside a structure removes and
 //! re-adds that structure (all its statements), since its blank nodes cannot be identified
 //! across the versions otherwise.
+//!
+//! The RDF Patch and `+`/`-` outputs name removed blank nodes by the old graph's labels, as a
+//! store holding the old capture knows them. SPARQL Update cannot name a stored blank node, so
+//! each removed structure becomes a `DELETE … WHERE` pattern with one variable per blank node,
+//! guarded so that it matches only a whole structure of exactly that shape (blank nodes,
+//! pairwise distinct up to 16 of them, no statement beyond the pattern's); kept structures
+//! isomorphic to a removed one also match, so they are deleted and inserted again. Limits:
+//! the guards read the default graph as not being the union of the named graphs; a blank node
+//! naming a graph is not guarded; and matching a structure with many interchangeable blank
+//! nodes (a node with seven identical blank leaves) is a subgraph search engines do by
+//! enumeration, which can take very long.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::{self, BufWriter, Write};
 use std::str::FromStr;
 
-use super::canon::{BlankStructures, Canonicalizer, DisjointSets, FormMethod, StructureForm};
-use super::graph::{DEFAULT_GRAPH, Graph, Quad, TermId, TermSort, term_sort};
+use super::canon::{
+    BlankStructures, Canonicalizer, DisjointSets, FormMethod, StructureForm, fingerprint,
+};
+use super::graph::{DEFAULT_GRAPH, Graph, TermId, TermSort, term_sort};
 
 /// One statement of a diff, with its terms in N-Triples spelling.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -466,25 +479,35 @@ impl FromStr for DiffFormat {
     }
 }
 
-/// Above this many statements in the two versions together, each version is canonicalised on
-/// its own thread.
+/// Above this many statements in the two versions together, the two versions are worked on
+/// in two threads.
 const PARALLEL_MIN_QUADS: usize = 20_000;
+
+/// Runs `a` and `b`, in parallel when `parallel`.
+fn both<A: Send, B: Send>(
+    parallel: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if !parallel {
+        return (a(), b());
+    }
+    std::thread::scope(|scope| {
+        let b = scope.spawn(b);
+        let a = a();
+        let b = b
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (a, b)
+    })
+}
 
 /// The difference from `old` to `new` (see the module documentation for what "unchanged"
 /// means for blank nodes).
 pub fn diff(old: &Graph, new: &Graph) -> GraphDiff {
-    let (old_side, new_side) = if old.len() + new.len() >= PARALLEL_MIN_QUADS {
-        std::thread::scope(|scope| {
-            let new_side = scope.spawn(|| Side::analyse(new, old));
-            let old_side = Side::analyse(old, new);
-            let new_side = new_side
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (old_side, new_side)
-        })
-    } else {
-        (Side::analyse(old, new), Side::analyse(new, old))
-    };
+    let parallel = old.len() + new.len() >= PARALLEL_MIN_QUADS;
+    let (mut old_side, mut new_side) = both(parallel, || Side::analyse(old), || Side::analyse(new));
+    mark_shared_ground(&mut old_side, &mut new_side, parallel);
     let (old_kept, new_kept) = match_structures(&old_side.forms, &new_side.forms);
     let removed = old_side.changed(&old_kept, |id| old.term(id).to_string());
     let mut labels = FreshLabels::new(old);
@@ -512,12 +535,14 @@ struct Side<'g> {
     graph: &'g Graph,
     structures: BlankStructures,
     forms: Vec<StructureForm>,
+    /// Every term's spelling fingerprint with its id, sorted (to match terms across versions).
+    fingerprints: Vec<(u128, TermId)>,
     /// By statement index: true for a ground statement the other version also has.
     ground_shared: Vec<bool>,
 }
 
 impl<'g> Side<'g> {
-    fn analyse(graph: &'g Graph, other: &Graph) -> Self {
+    fn analyse(graph: &'g Graph) -> Self {
         let structures = BlankStructures::of(graph);
         let mut canonicalizer = Canonicalizer::new(graph);
         let all = graph.quads();
@@ -534,13 +559,38 @@ impl<'g> Side<'g> {
                 canonicalizer.form(&members)
             })
             .collect();
-        let ground_shared = ground_shared(graph, other, &structures);
+        let mut fingerprints: Vec<(u128, TermId)> = (0..graph.term_count() as TermId)
+            .map(|id| (fingerprint(graph.term(id).as_bytes()), id))
+            .collect();
+        fingerprints.sort_unstable();
         Self {
             graph,
             structures,
             forms,
-            ground_shared,
+            fingerprints,
+            ground_shared: vec![false; all.len()],
         }
+    }
+
+    /// The ground statements as packed term ids (translated by `map`, skipping statements
+    /// with a term `map` does not know), with their indices, sorted.
+    fn ground_keys(&self, map: impl Fn(TermId) -> Option<TermId>) -> Vec<(u128, u32)> {
+        let mut keys: Vec<(u128, u32)> = self
+            .graph
+            .quads()
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| self.structures.structure_of(*index).is_none())
+            .filter_map(|(index, quad)| {
+                let key = (u128::from(map(quad.subject)?) << 96)
+                    | (u128::from(map(quad.predicate)?) << 64)
+                    | (u128::from(map(quad.object)?) << 32)
+                    | u128::from(map(quad.graph)?);
+                Some((key, index as u32))
+            })
+            .collect();
+        keys.sort_unstable();
+        keys
     }
 
     /// The statements not in the other version, in document order, spelled by `spell`.
@@ -607,35 +657,70 @@ impl Side<'_> {
     }
 }
 
-/// By statement index: whether a ground statement of `graph` is also in `other` (compared by
-/// spelling; the two graphs number their terms differently).
-fn ground_shared(graph: &Graph, other: &Graph, structures: &BlankStructures) -> Vec<bool> {
-    let mut mapped: Vec<Option<Option<TermId>>> = vec![None; graph.term_count()];
-    let mut map = |id: TermId| -> Option<TermId> {
+/// Marks the ground statements both versions have. Terms are matched across the versions by
+/// spelling (fingerprints sorted and merged, each match confirmed by comparing spellings);
+/// statements then by their translated term ids (sorted and merged). Sorting keeps memory
+/// access sequential, which matters more than hashing at a million statements.
+fn mark_shared_ground(old: &mut Side<'_>, new: &mut Side<'_>, parallel: bool) {
+    let map = term_map(old, new);
+    let translate = |id: TermId| {
         if id == DEFAULT_GRAPH {
             return Some(DEFAULT_GRAPH);
         }
-        *mapped[id as usize].get_or_insert_with(|| other.id_of(graph.term(id)))
+        let mapped = map[id as usize];
+        (mapped != UNMAPPED).then_some(mapped)
     };
-    graph
-        .quads()
-        .iter()
-        .enumerate()
-        .map(|(index, quad)| {
-            if structures.structure_of(index).is_some() {
-                return false;
+    let (old_keys, new_keys) = both(
+        parallel,
+        || old.ground_keys(translate),
+        || new.ground_keys(Some),
+    );
+    let (mut i, mut j) = (0, 0);
+    while i < old_keys.len() && j < new_keys.len() {
+        match old_keys[i].0.cmp(&new_keys[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                old.ground_shared[old_keys[i].1 as usize] = true;
+                new.ground_shared[new_keys[j].1 as usize] = true;
+                i += 1;
+                j += 1;
             }
-            let translated = (|| {
-                Some(Quad {
-                    subject: map(quad.subject)?,
-                    predicate: map(quad.predicate)?,
-                    object: map(quad.object)?,
-                    graph: map(quad.graph)?,
-                })
-            })();
-            translated.is_some_and(|quad| other.contains(&quad))
-        })
-        .collect()
+        }
+    }
+}
+
+const UNMAPPED: TermId = DEFAULT_GRAPH;
+
+/// By old term id: the new graph's id for the same spelling, or [`UNMAPPED`].
+fn term_map(old: &Side<'_>, new: &Side<'_>) -> Vec<TermId> {
+    let mut map = vec![UNMAPPED; old.graph.term_count()];
+    let (a, b) = (&old.fingerprints, &new.fingerprints);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                // A run of equal fingerprints (a collision, in practice never): match by
+                // spelling within the run.
+                let fingerprint = a[i].0;
+                let run_end = j + b[j..].iter().take_while(|t| t.0 == fingerprint).count();
+                while i < a.len() && a[i].0 == fingerprint {
+                    let spelling = old.graph.term(a[i].1);
+                    if let Some(&(_, id)) = b[j..run_end]
+                        .iter()
+                        .find(|&&(_, id)| new.graph.term(id) == spelling)
+                    {
+                        map[a[i].1 as usize] = id;
+                    }
+                    i += 1;
+                }
+                j = run_end;
+            }
+        }
+    }
+    map
 }
 
 /// Pairs structures with equal canonical forms (as multisets: two equal structures in the
