@@ -10,7 +10,7 @@
 //!   complete records never decreases;
 //! - every file passes `ldwarc check` (and, at the end, `warcio check`).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -36,7 +36,8 @@ const MAX_ITERATIONS: usize = 80;
 const WANTED_TAILS: usize = 3;
 
 /// The example writer, built for the profile this test was built with. `cargo test` builds
-/// examples before integration tests, `cargo test --test crash_recovery` does not: it is
+/// examples before integration tests, `cargo test --test integration crash_recovery::`
+/// does not: it is
 /// (re)built here then, which is a no-op when it is up to date.
 fn example_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("path of the test binary");

@@ -3,7 +3,7 @@
 //! resets, garbage, a huge head and 429 with Retry-After. The crawl finishes, logs each
 //! failure, keeps the good documents, writes valid WARC files and stays under a memory bound.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! or duplicated beyond the requests in flight at each kill: every document within the hop
 //! limit archived, every WARC file valid, the index in agreement with the files.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::process::Stdio;

@@ -4,7 +4,7 @@
 //! switch, every file valid for warcio, every capture in the index, and the same through the
 //! proxy option.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! (`ldwarc check`, `ldwarc ls`) must name the file and the offset of the damage, and still
 //! read every intact record before and after it.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::{self, Read, Write};

@@ -1,7 +1,7 @@
 //! `ldwarc demo`: the README's first command works without network, crawls three epochs into a
 //! valid archive, and shows a history with changes, a replayed graph and a diff.
 
-mod common;
+use crate::common;
 
 use common::{assert_warcs_valid, ldwarc, run, stdout_ok};
 use ldwarc::archive::walk_warc_files;

@@ -14,7 +14,7 @@
 //! Python is `$LDWARC_VENV/bin/python`, else `<crate>/.venv/bin/python`; the test fails (never
 //! skips) when it or rdflib is missing.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

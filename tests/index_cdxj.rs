@@ -10,7 +10,7 @@
 //! the CDXJ export (and of `cdxj-indexer -11`), and a `URL-PREFIX` export is the full export
 //! filtered by SURT prefix (SURTs of the prefixes from the Python `surt` package).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -17,9 +17,8 @@
 //! - every stored capture, including revisit originals and record ids, equals the reference's;
 //! - `ldwarc index --verify` exits 0, and one more run adds nothing.
 
-mod common;
-#[path = "support/synthetic_archive.rs"]
-mod synthetic_archive;
+use crate::common;
+use crate::synthetic_archive;
 
 use std::collections::BTreeMap;
 use std::fs;

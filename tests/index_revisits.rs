@@ -2,7 +2,7 @@
 //! files holding its originals) are stored with their original once the run has read
 //! everything, whatever the order of the files.
 
-mod common;
+use crate::common;
 
 use ldwarc::archive::Archive;
 use ldwarc::index::{CaptureIndex, IndexOptions, update_index};

@@ -3,7 +3,7 @@
 //! access through the library lands on the same records, and `ldwarc check` agrees with
 //! `warcio check` on which files carry a bad digest.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs::File;

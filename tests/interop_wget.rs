@@ -3,7 +3,7 @@
 //! with its status and target URI (wget ≥ 1.21.3 wraps target URIs in `<>`; ldwarc strips
 //! them).
 
-mod common;
+use crate::common;
 
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read};

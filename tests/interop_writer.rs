@@ -6,7 +6,7 @@
 //! resource records, empty bodies, one 50 MB body built by streaming into a spilling
 //! `BlockBuilder`, and non-ASCII target URIs (IRIs and percent-escapes).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs::File;

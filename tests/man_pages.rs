@@ -1,7 +1,7 @@
 //! The man pages and shell completions in `man/` are generated from the CLI definition;
 //! this fails when they are stale. Regenerate with `cargo run -- gen-docs --out man`.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

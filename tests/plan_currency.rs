@@ -4,7 +4,7 @@
 //! reads 8.5 and 18 off its Fig. 19); 800 million pages of 12 KB every 8.5 days need about
 //! 104 Mbit/s.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

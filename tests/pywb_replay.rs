@@ -8,7 +8,7 @@
 //! (c) the same for a revisit of another URL's capture (a mirror), found by pywb through
 //!     `WARC-Refers-To-Target-URI` and the digest.
 
-mod common;
+use crate::common;
 
 use common::generated::{self, GenCapture};
 use common::{Pywb, PywbCollection, ldwarc, run, stdout_ok};

@@ -23,7 +23,7 @@
 //!   literal names; ldwarc `--fields` also takes aliases), and the `redirect` field (not in
 //!   CDXJ, so pywb sees none; ldwarc knows it from the index).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! `ldwarc recover` must not cut the open files of a writer that is still running.
 
-mod common;
+use crate::common;
 
 use ldwarc::archive::{ArchiveWriter, ArchiveWriterOptions};
 

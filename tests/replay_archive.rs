@@ -3,7 +3,7 @@
 //! to what the server served then, revisits, redirects and JSON-LD with a captured remote
 //! context included; re-serialisations are not changes; errors name the nearest captures.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,9 +4,8 @@
 //! oversized targets and heads, malformed requests, bad CDX parameters, over-costly queries,
 //! slow and idle clients (the head deadline), the token rule, and the sandbox on raw replay.
 
-mod common;
-#[path = "support/serve_server.rs"]
-mod serve_server;
+use crate::common;
+use crate::serve_server;
 
 use std::net::TcpListener;
 use std::sync::Arc;

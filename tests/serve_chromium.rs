@@ -4,9 +4,8 @@
 //! serve`, and the test asserts what the rendered DOM shows. Screenshots are kept under
 //! `target/serve-artefacts/` as test artefacts.
 
-mod common;
-#[path = "support/serve_server.rs"]
-mod serve_server;
+use crate::common;
+use crate::serve_server;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -7,9 +7,8 @@
 //! TimeMaps (link format and JSON, no `Vary`, 404 when never captured), and content
 //! negotiation of RDF mementos (`Vary: accept`).
 
-mod common;
-#[path = "support/serve_server.rs"]
-mod serve_server;
+use crate::common;
+use crate::serve_server;
 
 use std::collections::BTreeMap;
 

@@ -22,11 +22,9 @@
 //!
 //! pywb is always asked with `nosource=true` and `allowFuzzy=0` (see `query_vs_pywb.rs`).
 
-#[path = "support/cdx_queries.rs"]
-mod cdx_queries;
-mod common;
-#[path = "support/serve_server.rs"]
-mod serve_server;
+use crate::cdx_queries;
+use crate::common;
+use crate::serve_server;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -5,7 +5,7 @@
 //! come after `fix` and `dyn` in recall here, not second as in the paper: see
 //! docs/scheduling.md. Also the JSON contract, the history file round trip and errors.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::process::Output;

@@ -10,7 +10,7 @@
 //! Set `LDWARC_STATS_PLOTS_TO=DIR` to keep the figures of the run (docs/img/ holds a copy),
 //! `LDWARC_STATS_KEEP=1` to keep the archive and the truth file.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! lengths the writer returned, sequentially and by random access; `ldwarc check` finds
 //! nothing wrong with the files.
 
-mod common;
+use crate::common;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Cursor, Read, Write};

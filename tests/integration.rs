@@ -1,0 +1,40 @@
+//! All integration tests, one binary: each `tests/<name>.rs` is a module here, so a build
+//! links the crate into one test executable instead of one per file (the CI machine's disk
+//! does not hold thirty debug executables of this size). Run one file's tests with
+//! `cargo test --test integration <name>::`.
+
+#[path = "support/cdx_queries.rs"]
+mod cdx_queries;
+mod common;
+#[path = "support/serve_server.rs"]
+mod serve_server;
+#[path = "support/synthetic_archive.rs"]
+mod synthetic_archive;
+
+mod crash_recovery;
+mod crawl_hostile;
+mod crawl_resume;
+mod crawl_testweb;
+mod damaged_files;
+mod demo;
+mod diff_interop;
+mod index_cdxj;
+mod index_crash;
+mod index_revisits;
+mod interop_pywb_sample;
+mod interop_wget;
+mod interop_writer;
+mod man_pages;
+mod plan_currency;
+mod pywb_replay;
+mod query_vs_pywb;
+mod recover_lock;
+mod replay_archive;
+mod serve_attacks;
+mod serve_chromium;
+mod serve_memento;
+mod serve_vs_pywb;
+mod simulate;
+mod stats_archive;
+mod surt_interop;
+mod writer_roundtrip;
