@@ -21,6 +21,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use crate::replay::parallel::parallel_map;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Serialize;
 
@@ -784,28 +785,6 @@ fn median_crawl_interval(urls: &[UrlStats]) -> Option<f64> {
         .map(|u| u.span_days / (u.observations - 1) as f64)
         .collect();
     median(&intervals)
-}
-
-/// Runs `work` over `items` on all cores, results in input order.
-fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads <= 1 || items.len() < 2 {
-        return items.iter().map(&work).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| {
-                let work = &work;
-                scope.spawn(move || part.iter().map(work).collect::<Vec<R>>())
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_default())
-            .collect()
-    })
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use crate::rdf::{Graph, GraphDiff, SNIFF_LEN, Syntax, choose_syntaxes, diff};
 
 use super::date::ReplayDate;
 use super::error::ReplayError;
+use super::parallel::parallel_map;
 use super::resolve::{
     Pick, ReplayArchive, is_replayable, pick_capture, redirect_target, sort_by_time,
 };
@@ -173,28 +174,6 @@ fn looks_like_document(archive: &ReplayArchive, capture: &Capture) -> Option<boo
             && (response.head.header("content-encoding").is_some()
                 || !choose_syntaxes(response.head.header("content-type"), prefix).is_empty()),
     )
-}
-
-/// Runs `work` over `items` on all cores, results in input order.
-fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads <= 1 || items.len() < 2 {
-        return items.iter().map(&work).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| {
-                let work = &work;
-                scope.spawn(move || part.iter().map(work).collect::<Vec<R>>())
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_default())
-            .collect()
-    })
 }
 
 /// Writes the dataset in `scope` as of `date` to `out`, one named graph per document

@@ -7,6 +7,7 @@ mod dataset;
 mod date;
 mod error;
 mod history;
+pub(crate) mod parallel;
 mod record;
 mod resolve;
 

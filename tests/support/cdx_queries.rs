@@ -1,11 +1,11 @@
-//! The CDX query generator of `tests/query_vs_pywb.rs` (copied: that file is a test crate of
-//! its own), for `tests/serve_vs_pywb.rs`: a fixed-seed mix of every match type, `from`/`to`,
+//! The CDX query generator shared by `tests/query_vs_pywb.rs` and `tests/serve_vs_pywb.rs`: a fixed-seed mix of every match type, `from`/`to`,
 //! `closest` with ties, `sort=reverse`, limits, filters, field lists and output formats, and
 //! hand-picked queries. `Query::path(prefix)` is the request for pywb (`/<coll>/cdx`) or for
 //! `ldwarc serve` (`/cdx`): the same parameters.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use crate::common::generated::{self, Rng};
 use crate::common::query_encode;
@@ -33,6 +33,45 @@ pub struct Query {
 }
 
 impl Query {
+    /// The same query as `ldwarc query` arguments over the archive at `root`.
+    pub fn ldwarc_args(&self, root: &Path) -> Vec<String> {
+        let mut args = vec![
+            "query".to_string(),
+            self.url.clone(),
+            "--root".into(),
+            root.display().to_string(),
+        ];
+        if let Some(m) = self.match_type {
+            args.push(format!("--match={m}"));
+        }
+        if let Some(v) = &self.from {
+            args.push(format!("--from={v}"));
+        }
+        if let Some(v) = &self.to {
+            args.push(format!("--to={v}"));
+        }
+        if let Some(v) = &self.closest {
+            args.push(format!("--closest={v}"));
+        }
+        if self.reverse {
+            args.push("--sort=reverse".into());
+        }
+        if let Some(v) = self.limit {
+            args.push(format!("--limit={v}"));
+        }
+        for filter in &self.filters {
+            args.push(format!("--filter={filter}"));
+        }
+        if let Some(fields) = &self.fields {
+            args.push(format!("--fields={}", fields.join(",")));
+        }
+        args.push(format!(
+            "--output={}",
+            if self.cdxj { "cdxj" } else { "json" }
+        ));
+        args
+    }
+
     /// The CDX request under `prefix` (`/<coll>/cdx` for pywb, `/cdx` for ldwarc serve).
     pub fn path(&self, prefix: &str) -> String {
         let mut path = format!("{prefix}?url={}", query_encode(&self.url));
