@@ -26,6 +26,7 @@ mod interop_wget;
 mod interop_writer;
 mod man_pages;
 mod plan_currency;
+mod plan_nodes;
 mod pywb_replay;
 mod query_vs_pywb;
 mod recover_lock;

@@ -17,6 +17,7 @@ use crate::dynamics::Weibull;
 use crate::dynamics::duration::{DAY, format_duration, format_number, parse_duration};
 use crate::schedule::crawl_time::{DEFAULT_FETCH_TIME, PaperEstimate};
 use crate::schedule::history::Band;
+use crate::schedule::nodes::{ClusterEstimate, NodePlan, estimate_on_nodes, plan_nodes};
 use crate::schedule::synthetic::default_mean_change_times;
 use crate::schedule::{
     ChangeHistory, PldWorkload, Policy, SimulationOptions, SimulationReport, Strategy,
@@ -411,9 +412,38 @@ pub struct CrawlTimeArgs {
     /// Per-PLD delay (default: the crawl's, else 2s; a --plds line's own delay wins).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
     delay: Option<f64>,
+    /// Estimate the cycle on N crawler nodes sharing one frontier, --connections each
+    /// (domains leased to free nodes, and partitioned by rendezvous hashing).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    nodes: Option<u64>,
+    /// Print how many nodes (of --connections each) crawl the workload within DURATION,
+    /// or why no number of nodes can.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    cycle: Option<f64>,
+    /// The largest cluster --cycle considers.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    max_nodes: usize,
     /// One JSON object per estimate instead of text.
     #[arg(long)]
     json: bool,
+}
+
+/// What is asked about clusters of nodes, if anything.
+#[derive(Debug, Clone, Copy)]
+struct ClusterQuestion {
+    nodes: Option<usize>,
+    cycle: Option<f64>,
+    max_nodes: usize,
+}
+
+impl ClusterQuestion {
+    fn of(args: &CrawlTimeArgs) -> ClusterQuestion {
+        ClusterQuestion {
+            nodes: args.nodes.map(|n| n as usize),
+            cycle: args.cycle,
+            max_nodes: args.max_nodes,
+        }
+    }
 }
 
 /// The ldwarc crawler's defaults, for crawls that did not record their options.
@@ -440,6 +470,10 @@ struct CrawlTimeReport {
     actual_seconds: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<ClusterEstimate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    node_plan: Option<NodePlan>,
 }
 
 fn estimate_rounds(
@@ -447,9 +481,16 @@ fn estimate_rounds(
     connections: usize,
     crawl: Option<i64>,
     actual: Option<f64>,
+    cluster: ClusterQuestion,
 ) -> CrawlTimeReport {
     let ordered: Vec<Vec<PldWorkload>> = rounds.values().cloned().collect();
     let estimate = estimate_crawl_rounds(&ordered, connections);
+    let cluster_estimate = cluster
+        .nodes
+        .map(|nodes| estimate_on_nodes(&ordered, nodes, connections));
+    let node_plan = cluster
+        .cycle
+        .map(|cycle| plan_nodes(&ordered, connections, cycle, cluster.max_nodes));
     let plds: std::collections::BTreeSet<&str> =
         ordered.iter().flatten().map(|w| w.pld.as_str()).collect();
     let fetches = ordered.iter().flatten().map(|w| w.fetch_times.len()).sum();
@@ -467,6 +508,8 @@ fn estimate_rounds(
         error: actual
             .filter(|a| *a > 0.0)
             .map(|a| (estimate.simulated - a) / a),
+        cluster: cluster_estimate,
+        node_plan,
     }
 }
 
@@ -476,7 +519,13 @@ pub fn crawl_time(args: CrawlTimeArgs) -> io::Result<i32> {
         Some(path) => {
             let rounds = read_plds(path, args.delay)?;
             let connections = args.connections.unwrap_or(DEFAULT_CONNECTIONS);
-            vec![estimate_rounds(&rounds, connections, None, None)]
+            vec![estimate_rounds(
+                &rounds,
+                connections,
+                None,
+                None,
+                ClusterQuestion::of(&args),
+            )]
         }
         None => from_crawl_log(&args)?,
     };
@@ -530,7 +579,49 @@ fn write_estimate(out: &mut impl Write, r: &CrawlTimeReport) -> io::Result<()> {
             .unwrap_or_default();
         writeln!(out, "actual          {}{error}", format_duration(actual))?;
     }
+    if let Some(cluster) = &r.cluster {
+        write_cluster(out, cluster)?;
+    }
+    if let Some(plan) = &r.node_plan {
+        write_node_plan(out, plan)?;
+    }
     Ok(())
+}
+
+fn write_cluster(out: &mut impl Write, c: &ClusterEstimate) -> io::Result<()> {
+    writeln!(
+        out,
+        "on {} nodes      {}  (domains leased to free nodes, {} connections each)",
+        c.nodes,
+        format_duration(c.leased_seconds),
+        c.connections_per_node
+    )?;
+    writeln!(
+        out,
+        "                {}  (domains partitioned by rendezvous hashing)",
+        format_duration(c.partitioned_seconds)
+    )
+}
+
+fn write_node_plan(out: &mut impl Write, plan: &NodePlan) -> io::Result<()> {
+    match (&plan.fits, &plan.reason) {
+        (Some(fits), _) => writeln!(
+            out,
+            "nodes needed    {} for a {} cycle  (estimate {}, {} connections each; \
+             politeness floor {})",
+            fits.nodes,
+            format_duration(plan.cycle_seconds),
+            format_duration(fits.leased_seconds),
+            fits.connections_per_node,
+            format_duration(plan.floor_seconds)
+        ),
+        (None, reason) => writeln!(
+            out,
+            "nodes needed    none fits a {} cycle: {}",
+            format_duration(plan.cycle_seconds),
+            reason.as_deref().unwrap_or("no cluster fits")
+        ),
+    }
 }
 
 fn write_backtest(out: &mut impl Write, reports: &[CrawlTimeReport]) -> io::Result<()> {
@@ -705,7 +796,13 @@ fn from_crawl_log(args: &CrawlTimeArgs) -> io::Result<Vec<CrawlTimeReport>> {
             (Some(start), Some(end)) => Some((end - start).as_seconds_f64()),
             _ => None,
         };
-        reports.push(estimate_rounds(&rounds, connections, Some(run.id), actual));
+        reports.push(estimate_rounds(
+            &rounds,
+            connections,
+            Some(run.id),
+            actual,
+            ClusterQuestion::of(args),
+        ));
     }
     Ok(reports)
 }

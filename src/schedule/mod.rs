@@ -15,7 +15,9 @@
 //! - [`simulate`]: replays histories against strategies and measures recall, precision and
 //!   freshness per band and over time;
 //! - [`crawl_time`]: crawl-time estimation, the paper's first-fit bin packing (§5) and a
-//!   simulation of our crawler's politeness rules.
+//!   simulation of our crawler's politeness rules;
+//! - [`nodes`]: the same across crawler nodes (leased or rendezvous-partitioned domains)
+//!   and how many nodes a cycle needs.
 //!
 //! Times are `f64` seconds (instants: since the Unix epoch, UTC). See `docs/scheduling.md`
 //! for the rules, the formulas and the choices made where the papers leave room.
@@ -23,6 +25,7 @@
 pub mod crawl_time;
 pub mod freshness;
 pub mod history;
+pub mod nodes;
 pub mod simulate;
 pub mod strategy;
 pub mod synthetic;
@@ -33,6 +36,7 @@ pub use crawl_time::{
 };
 pub use freshness::{allocate_budget, optimal_frequencies, plan_budget_cycle, plan_cycle};
 pub use history::{Band, ChangeHistory, read_histories, write_histories};
+pub use nodes::{ClusterEstimate, NodePlan, estimate_on_nodes, plan_nodes, rendezvous_owners};
 pub use simulate::{SimulationOptions, SimulationReport, StrategyOutcome, Tally, simulate};
 pub use strategy::{Policy, ScheduleState, Strategy};
 pub use synthetic::{SyntheticModel, SyntheticSpec, generate};
