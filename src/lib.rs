@@ -9,6 +9,7 @@ pub mod crawl;
 pub mod demo;
 pub mod dynamics;
 pub mod index;
+pub mod monitor;
 pub mod rdf;
 pub mod replay;
 pub mod schedule;

@@ -25,6 +25,7 @@ mod interop_pywb_sample;
 mod interop_wget;
 mod interop_writer;
 mod man_pages;
+mod monitor_loopback;
 mod plan_currency;
 mod plan_nodes;
 mod pywb_replay;

@@ -3,6 +3,7 @@
 mod crawl_commands;
 mod docs;
 mod index_commands;
+mod monitor_commands;
 mod output;
 mod plan_commands;
 mod replay_commands;
@@ -158,6 +159,18 @@ enum Command {
     Stats(stats_commands::StatsArgs),
     /// Replay change histories against re-crawl strategies: recall, precision, downloads.
     Simulate(schedule_commands::SimulateArgs),
+    /// The observatory loop: re-crawl a kernel and its segment as the strategy says, detect changes, adapt.
+    #[command(
+        long_about = "Monitor a kernel of seed URLs (stored once, always kept) and the adaptive segment \
+        of documents within --hops links of it, as the DyLDO observatory does: each cycle downloads the \
+        URLs the re-crawl strategy says are due through the crawler (same politeness, WARC output and \
+        crawl log as ldwarc crawl, no link following), detects changes by payload bytes and by canonical \
+        RDF graph, and adapts each URL's interval. Every cycle's crawl-time estimate and actual time go \
+        to stderr and to the monitor_cycles table. --once runs one cycle (for cron); otherwise a cycle \
+        runs every --every. Cycles never overlap (a lock under <root>/state); a killed cycle loses \
+        nothing but its own uncommitted downloads, which the next cycle repeats. See docs/scheduling.md."
+    )]
+    Monitor(monitor_commands::MonitorArgs),
     /// Serve the archive: CDX API, Wayback-style replay, Memento TimeGate/TimeMaps, pages.
     Serve(serve_commands::ServeArgs),
     /// Finalise WARC files a killed writer left open (*.warc.gz.open): keep complete records, cut the tail.
@@ -189,6 +202,7 @@ pub fn run() -> i32 {
         Command::Serve(args) => serve_commands::serve(args),
         Command::Stats(args) => stats_commands::stats(args),
         Command::Simulate(args) => schedule_commands::simulate(args),
+        Command::Monitor(args) => monitor_commands::monitor(args),
         Command::History(args) => replay_commands::history_command(args),
         Command::Snapshot(args) => replay_commands::snapshot_command(args),
         Command::Diff(args) => replay_commands::diff_command(args),

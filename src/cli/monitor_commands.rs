@@ -1,0 +1,323 @@
+//! `ldwarc monitor`: flags, then one cycle (`--once`) or the loop, printing each cycle's
+//! summary (and crawl-time estimate against actual) on stderr, or as JSON on stdout, and the
+//! recall and precision against `--truth`.
+
+use std::io::{self, BufReader, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use clap::Args;
+
+use super::output;
+use crate::crawl::{CrawlConfig, CrawlOptions, parse_seconds};
+use crate::dynamics::duration::{DAY, parse_duration};
+use crate::monitor::{
+    CycleReport, MonitorEvent, MonitorOptions, TruthScore, run_cycle, run_loop, score_truth,
+};
+use crate::schedule::{ChangeHistory, Policy, Strategy, read_histories};
+
+/// Arguments of `ldwarc monitor`.
+#[derive(Debug, Args)]
+pub struct MonitorArgs {
+    #[command(flatten)]
+    root: super::RootArg,
+    /// Kernel URLs to add (stored in the state store once and kept), or @FILE.
+    #[arg(value_name = "SEED-URL | @FILE")]
+    seeds: Vec<String>,
+    /// Also add the kernel URLs in FILE (one per line, # starts a comment).
+    #[arg(long = "seeds", value_name = "FILE")]
+    seeds_file: Option<PathBuf>,
+    /// Run one cycle and exit (for cron); otherwise run a cycle every --every.
+    #[arg(long)]
+    once: bool,
+    /// Re-crawl strategy: fix, dyn, window, state-1, state-2, week, freshness.
+    #[arg(long, default_value = "dyn", value_name = "S", value_parser = parse_strategy)]
+    strategy: Strategy,
+    /// Downloads per cycle at most; the freshness strategy shares this budget out.
+    #[arg(long, value_name = "N")]
+    budget: Option<usize>,
+    /// The segment: documents within N links of the kernel (0: the kernel only).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    hops: u32,
+    /// Time between cycles (30m, 1h, 1d; a bare number is seconds).
+    #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = parse_seconds_arg)]
+    every: f64,
+    /// Shortest re-crawl interval (a bare number is days).
+    #[arg(long, default_value = "1d", value_name = "DURATION", value_parser = parse_days_arg)]
+    min_interval: f64,
+    /// Longest re-crawl interval (a bare number is days).
+    #[arg(long, default_value = "180d", value_name = "DURATION", value_parser = parse_days_arg)]
+    max_interval: f64,
+    /// Interval of a URL not seen before, and the week strategy's (a bare number is days).
+    #[arg(long, default_value = "7d", value_name = "DURATION", value_parser = parse_days_arg)]
+    initial_interval: f64,
+    /// Ground truth: per URL its change times (the simulate --histories format); prints
+    /// recall and precision after each cycle.
+    #[arg(long, value_name = "FILE")]
+    truth: Option<PathBuf>,
+    /// One JSON object per cycle (and per --truth URL) on stdout instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Minimum seconds between two requests to one pay-level domain [default: 2].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    delay: Option<Duration>,
+    /// Requests in flight at most, one per pay-level domain [default: 64].
+    #[arg(long, value_name = "N")]
+    concurrency: Option<usize>,
+    /// Seconds allowed for a whole fetch [default: 120].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// User-Agent, with a contact URL or address for real crawls.
+    #[arg(long, value_name = "UA")]
+    user_agent: Option<String>,
+    /// Links are only the objects of this predicate (repeatable; default: every IRI).
+    #[arg(long = "follow-predicate", value_name = "IRI")]
+    follow_predicates: Vec<String>,
+    /// HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY).
+    #[arg(long, value_name = "URL")]
+    proxy: Option<String>,
+    /// Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable).
+    #[arg(long, value_name = "HOST=ADDR")]
+    resolve: Vec<String>,
+    /// Fix the cycle's clock (RFC 3339, UTC), for tests and replays.
+    #[arg(long, hide = true, value_name = "RFC3339", requires = "once", value_parser = parse_now)]
+    now: Option<DateTime<Utc>>,
+}
+
+fn parse_strategy(text: &str) -> Result<Strategy, String> {
+    let strategy: Strategy = text
+        .parse()
+        .map_err(|e: crate::schedule::ScheduleError| e.to_string())?;
+    if strategy == Strategy::Gold {
+        return Err("gold needs the true change rates: it is for `ldwarc simulate` only".into());
+    }
+    Ok(strategy)
+}
+
+fn parse_seconds_arg(text: &str) -> Result<f64, String> {
+    let seconds = parse_duration(text, Some(1.0)).map_err(|e| e.to_string())?;
+    if seconds > 0.0 {
+        Ok(seconds)
+    } else {
+        Err(format!("{text}: must be longer than zero"))
+    }
+}
+
+fn parse_days_arg(text: &str) -> Result<f64, String> {
+    parse_duration(text, Some(DAY)).map_err(|e| e.to_string())
+}
+
+fn parse_now(text: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| format!("{text}: not an RFC 3339 time ({e})"))
+}
+
+/// Runs `ldwarc monitor`.
+pub fn monitor(args: MonitorArgs) -> io::Result<i32> {
+    let options = monitor_options(&args).map_err(io::Error::other)?;
+    let truth = args.truth.as_ref().map(load_truth).transpose()?;
+    let json = args.json;
+    if args.once {
+        let report = run_cycle(&options).map_err(io::Error::other)?;
+        print_cycle(&report, json)?;
+        if let Some(truth) = &truth {
+            print_truth(&options, truth, options.now.unwrap_or_else(Utc::now), json)?;
+        }
+        return Ok(0);
+    }
+    let mut failure: Option<io::Error> = None;
+    let result = run_loop(&options, &mut |event| {
+        let printed = match event {
+            MonitorEvent::Cycle(report) => print_cycle(report, json).and_then(|()| match &truth {
+                Some(truth) => print_truth(&options, truth, Utc::now(), json),
+                None => Ok(()),
+            }),
+            MonitorEvent::Failed(error) => {
+                eprintln!("ldwarc: monitor cycle failed: {error}");
+                Ok(())
+            }
+            MonitorEvent::Sleeping(until) => {
+                eprintln!(
+                    "ldwarc: next monitor cycle at {}",
+                    until.format("%Y-%m-%dT%H:%M:%SZ")
+                );
+                Ok(())
+            }
+        };
+        if let Err(error) = printed {
+            failure.get_or_insert(error);
+        }
+    });
+    result.map_err(io::Error::other)?;
+    failure.map_or(Ok(0), Err)
+}
+
+fn monitor_options(args: &MonitorArgs) -> Result<MonitorOptions, String> {
+    let root = args.root.root.clone();
+    let mut crawl = CrawlOptions::new(&root);
+    CrawlConfig::load(&root)?.apply(&mut crawl)?;
+    if let Some(delay) = args.delay {
+        crawl.delay = delay;
+    }
+    if let Some(concurrency) = args.concurrency {
+        if concurrency == 0 {
+            return Err("--concurrency must be at least 1".into());
+        }
+        crawl.concurrency = concurrency;
+    }
+    if let Some(timeout) = args.timeout {
+        crawl.timeout = timeout;
+        crawl.connect_timeout = timeout;
+    }
+    if let Some(agent) = &args.user_agent {
+        crawl.user_agent = agent.clone();
+    }
+    if !args.follow_predicates.is_empty() {
+        crawl.follow_predicates = args.follow_predicates.clone();
+    }
+    if args.proxy.is_some() {
+        crawl.proxy = args.proxy.clone();
+    }
+    if !args.resolve.is_empty() {
+        crawl.resolve = args.resolve.clone();
+    }
+    let mut kernel = read_seed_arguments(&args.seeds)?;
+    if let Some(file) = &args.seeds_file {
+        kernel.extend(read_seed_file(file)?);
+    }
+    let policy = Policy {
+        min_interval: args.min_interval,
+        max_interval: args.max_interval,
+        initial_interval: args.initial_interval,
+        fixed_interval: args.initial_interval,
+        ..Policy::new(args.strategy)
+    };
+    policy.validate().map_err(|e| e.to_string())?;
+    Ok(MonitorOptions {
+        crawl,
+        kernel,
+        policy,
+        budget: args.budget,
+        hops: args.hops,
+        every: args.every,
+        now: args.now,
+    })
+}
+
+fn read_seed_arguments(arguments: &[String]) -> Result<Vec<String>, String> {
+    let mut seeds = Vec::new();
+    for argument in arguments {
+        match argument.strip_prefix('@') {
+            Some(path) => seeds.extend(read_seed_file(&PathBuf::from(path))?),
+            None => seeds.push(argument.clone()),
+        }
+    }
+    Ok(seeds)
+}
+
+fn read_seed_file(path: &PathBuf) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect())
+}
+
+fn load_truth(path: &PathBuf) -> io::Result<Vec<ChangeHistory>> {
+    let name = path.display().to_string();
+    let file =
+        std::fs::File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{name}: {e}")))?;
+    read_histories(BufReader::new(file), &name)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))
+}
+
+fn print_cycle(report: &CycleReport, json: bool) -> io::Result<()> {
+    if json {
+        let mut out = output::stdout();
+        serde_json::to_writer(&mut out, report)?;
+        writeln!(out)?;
+        return out.flush();
+    }
+    let error = report
+        .estimate_error
+        .map(|e| format!(" ({:+.1} %)", 100.0 * e))
+        .unwrap_or_default();
+    eprintln!(
+        "ldwarc: monitor cycle {} at {} ({}): {} due, {} fetched, {} changed ({} with new bytes); kernel {}, segment {} (+{} −{}); crawl time estimate {:.2} s, actual {:.2} s{error}",
+        report.cycle,
+        report.clock,
+        report.strategy,
+        report.due,
+        report.fetched,
+        report.changed,
+        report.byte_changed,
+        report.kernel,
+        report.segment,
+        report.joined,
+        report.left,
+        report.estimate.estimate,
+        report.actual_s,
+    );
+    Ok(())
+}
+
+fn print_truth(
+    options: &MonitorOptions,
+    truth: &[ChangeHistory],
+    now: DateTime<Utc>,
+    json: bool,
+) -> io::Result<()> {
+    let scores = score_truth(&options.crawl.root, truth, now).map_err(io::Error::other)?;
+    let mut out = output::stdout();
+    if json {
+        for score in &scores {
+            serde_json::to_writer(&mut out, &serde_json::json!({ "truth": score }))?;
+            writeln!(out)?;
+        }
+        return out.flush();
+    }
+    writeln!(
+        out,
+        "{:<48} {:>7} {:>9} {:>8} {:>6} {:>9}",
+        "url", "changes", "downloads", "detected", "recall", "precision"
+    )?;
+    for score in &scores {
+        write_score(&mut out, score)?;
+    }
+    out.flush()
+}
+
+fn write_score(out: &mut impl Write, score: &TruthScore) -> io::Result<()> {
+    let ratio = |value: Option<f64>| value.map_or("-".to_string(), |v| format!("{v:.3}"));
+    writeln!(
+        out,
+        "{:<48} {:>7} {:>9} {:>8} {:>6} {:>9}",
+        score.url,
+        score.changes,
+        score.downloads,
+        score.detected,
+        ratio(score.recall),
+        ratio(score.precision)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_strategies_parse() {
+        assert_eq!(parse_seconds_arg("1h").unwrap(), 3600.0);
+        assert_eq!(parse_seconds_arg("90").unwrap(), 90.0);
+        assert!(parse_seconds_arg("0").is_err());
+        assert_eq!(parse_days_arg("2").unwrap(), 2.0 * DAY);
+        assert_eq!(parse_strategy("state-2").unwrap(), Strategy::State2);
+        assert!(parse_strategy("gold").unwrap_err().contains("simulate"));
+        assert!(parse_now("2026-01-02T00:00:00Z").is_ok());
+        assert!(parse_now("yesterday").is_err());
+    }
+}
