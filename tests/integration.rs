@@ -40,3 +40,4 @@ mod simulate;
 mod stats_archive;
 mod surt_interop;
 mod writer_roundtrip;
+mod zipnum_pywb;

@@ -46,6 +46,9 @@ _ldwarc() {
             ldwarc,ls)
                 cmd="ldwarc__subcmd__ls"
                 ;;
+            ldwarc,monitor)
+                cmd="ldwarc__subcmd__monitor"
+                ;;
             ldwarc,plan)
                 cmd="ldwarc__subcmd__plan"
                 ;;
@@ -99,6 +102,9 @@ _ldwarc() {
                 ;;
             ldwarc__subcmd__help,ls)
                 cmd="ldwarc__subcmd__help__subcmd__ls"
+                ;;
+            ldwarc__subcmd__help,monitor)
+                cmd="ldwarc__subcmd__help__subcmd__monitor"
                 ;;
             ldwarc__subcmd__help,plan)
                 cmd="ldwarc__subcmd__help__subcmd__plan"
@@ -155,7 +161,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help"
+            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -169,7 +175,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__cdx)
-            opts="-h --root --format --help"
+            opts="-h --root --format --zipnum --lines-per-block --blocks-per-shard --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -181,6 +187,18 @@ _ldwarc() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "cdxj cdx11" -- "${cur}"))
+                    return 0
+                    ;;
+                --zipnum)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lines-per-block)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --blocks-per-shard)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -337,7 +355,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls index cdx query crawl replay history snapshot diff demo stats simulate serve recover plan gen-docs help"
+            opts="check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -477,6 +495,20 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__ls)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__monitor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -688,6 +720,92 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__monitor)
+            opts="-h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --now --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seeds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --strategy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hops)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --every)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --initial-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --truth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user-agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --follow-predicate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --proxy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resolve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__plan)
             opts="-h --help currency crawl-time help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -703,7 +821,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__plan__subcmd__crawl__subcmd__time)
-            opts="-h --root --plds --crawl --backtest --connections --delay --json --help"
+            opts="-h --root --plds --crawl --backtest --connections --delay --nodes --cycle --max-nodes --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -726,6 +844,18 @@ _ldwarc() {
                     return 0
                     ;;
                 --delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cycle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,7 @@
 //! `ldwarc index` and `ldwarc cdx`.
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -10,6 +11,9 @@ use crate::archive::Archive;
 use crate::index::export::{CdxFormat, export};
 use crate::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, key_range_for_prefix, render, run_query,
+};
+use crate::index::zipnum::{
+    DEFAULT_BLOCKS_PER_SHARD, DEFAULT_LINES_PER_BLOCK, ZipNumOptions, ZipNumWriter,
 };
 use crate::index::{CaptureIndex, IndexOptions, update_index};
 
@@ -40,6 +44,18 @@ pub struct CdxArgs {
     /// Only captures whose URL starts with this prefix (compared by SURT).
     #[arg(value_name = "URL-PREFIX")]
     prefix: Option<String>,
+    /// Write a ZipNum sharded index into DIR instead of printing: gzip blocks of CDXJ lines
+    /// in `index-*.cdxj.gz` shards, the `index.idx` summary and the `index.loc` file (give
+    /// pywb `DIR/index.idx` as a collection's index). Files are renamed into place when
+    /// complete; the shards of an index written there before are removed.
+    #[arg(long, value_name = "DIR")]
+    zipnum: Option<PathBuf>,
+    /// CDXJ lines per gzip block of a ZipNum index.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LINES_PER_BLOCK, requires = "zipnum")]
+    lines_per_block: usize,
+    /// Blocks per shard file of a ZipNum index.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCKS_PER_SHARD, requires = "zipnum")]
+    blocks_per_shard: usize,
 }
 
 /// `ldwarc index`.
@@ -80,9 +96,44 @@ pub fn cdx(args: CdxArgs) -> io::Result<i32> {
         Some(prefix) => key_range_for_prefix(prefix),
         None => (String::new(), None),
     };
+    if let Some(dir) = &args.zipnum {
+        return cdx_zipnum(&index, dir, &args, &start, end.as_deref());
+    }
     let mut out = output::stdout();
     export(&index, args.format, &start, end.as_deref(), &mut out)?;
     out.flush()?;
+    Ok(0)
+}
+
+/// `ldwarc cdx --zipnum DIR`: the CDXJ export streamed into a ZipNum index.
+fn cdx_zipnum(
+    index: &CaptureIndex,
+    dir: &Path,
+    args: &CdxArgs,
+    start: &str,
+    end: Option<&str>,
+) -> io::Result<i32> {
+    if args.format != CdxFormat::Cdxj {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--zipnum writes CDXJ lines only (drop --format cdx11)",
+        ));
+    }
+    let options = ZipNumOptions {
+        lines_per_block: args.lines_per_block,
+        blocks_per_shard: args.blocks_per_shard,
+        ..ZipNumOptions::default()
+    };
+    let mut writer = ZipNumWriter::create(dir, options)?;
+    export(index, CdxFormat::Cdxj, start, end, &mut writer)?;
+    let summary = writer.finish()?;
+    println!(
+        "wrote {} lines in {} blocks and {} shards: {}",
+        summary.lines,
+        summary.blocks,
+        summary.shards.len(),
+        summary.idx_path.display()
+    );
     Ok(0)
 }
 

@@ -10,6 +10,7 @@ mod record_codec;
 pub mod store;
 pub mod surt;
 pub mod verify;
+pub mod zipnum;
 
 pub use capture::{Capture, RecordLocation};
 pub use indexer::{IndexOptions, IndexRun, update_index};
