@@ -300,7 +300,7 @@ pub fn run_query(index: &CaptureIndex, query: &CdxQuery) -> std::io::Result<Vec<
 
 /// The SURT of a URL with path and query case kept: equal for URLs pywb treats as the same
 /// except for case.
-fn case_sensitive_key(url: &str) -> String {
+pub(crate) fn case_sensitive_key(url: &str) -> String {
     surt_with(
         url,
         &SurtOptions {

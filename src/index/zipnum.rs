@@ -24,8 +24,7 @@ use serde_json::Value;
 use sha1::{Digest as _, Sha1};
 
 use super::capture::Capture;
-use super::query::{CdxQuery, MatchType, apply, key_range};
-use super::surt::{SurtOptions, surt_with};
+use super::query::{CdxQuery, MatchType, apply, case_sensitive_key, key_range};
 use crate::warc::time::parse_wayback_timestamp;
 
 /// Lines per block when not configured (pywb's and the Wayback Machine's usual size).
@@ -1077,17 +1076,6 @@ pub fn run_query(
         captures.retain(|c| case_sensitive_key(&c.url) == identity);
     }
     Ok(apply(captures, query))
-}
-
-fn case_sensitive_key(url: &str) -> String {
-    surt_with(
-        url,
-        &SurtOptions {
-            keep_path_case: true,
-            keep_query_case: true,
-            ..SurtOptions::default()
-        },
-    )
 }
 
 /// Counts lines per shard part of an index (for reports and tests).
