@@ -3,6 +3,20 @@
 //! Last-Modified) that revisit detection and conditional requests need. Embedded SQLite
 //! (bundled), in WAL mode so readers never block the one writer.
 
+mod backend;
+mod lease;
+mod postgres;
+#[cfg(test)]
+mod suite;
+#[cfg(test)]
+mod test_postgres_server;
+
+pub use backend::{
+    BackendError, BackendResult, BackendTransaction, SqliteTransaction, StateBackend,
+};
+pub use lease::{FencedTransaction, PldLease, PldLeases, pld_of_url};
+pub use postgres::{PgStateStore, PgTransaction, describe_database};
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -1,0 +1,200 @@
+//! The state-store abstraction: [`StateBackend`] (crawls, frontier, crawl log, per-URL state)
+//! and [`BackendTransaction`] (the writes that commit together), implemented by the embedded
+//! SQLite [`StateStore`] here and by the PostgreSQL store in `postgres.rs`, plus the one error
+//! type both report ([`BackendError`]).
+
+use chrono::{DateTime, Utc};
+
+use super::{
+    CrawlRun, FetchLogEntry, FrontierEntry, StateStore, StoreError, StoreTransaction, UrlState,
+};
+
+/// Errors of a state-store backend: one line naming the database (never its password).
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// The embedded SQLite store failed.
+    #[error(transparent)]
+    Sqlite(#[from] StoreError),
+    /// PostgreSQL refused or the connection broke.
+    #[error("state store {database}: {source}")]
+    Postgres {
+        /// The database, without password.
+        database: String,
+        /// What the client reported.
+        #[source]
+        source: postgres::Error,
+    },
+    /// A value read back or about to be written does not fit its column.
+    #[error("state store {database}: {problem}")]
+    Invalid {
+        /// The database, without password.
+        database: String,
+        /// What is wrong, naming the column.
+        problem: String,
+    },
+    /// A fenced write found that `node` no longer holds the lease on `pld`: another node may
+    /// have taken the domain over, so nothing of this transaction is committed.
+    #[error(
+        "state store {database}: node {node} lost its lease on {pld} (crawl {crawl}); not writing {url}"
+    )]
+    LeaseLost {
+        /// The database, without password.
+        database: String,
+        /// The node that tried to write.
+        node: String,
+        /// The crawl.
+        crawl: i64,
+        /// The pay-level domain whose lease was lost.
+        pld: String,
+        /// The URL being written.
+        url: String,
+    },
+    /// The caller's work gave up on the transaction (everything it wrote is rolled back).
+    #[error("state store transaction aborted: {0}")]
+    Aborted(String),
+}
+
+impl BackendError {
+    /// Whether this is a [`BackendError::LeaseLost`].
+    pub fn is_lease_lost(&self) -> bool {
+        matches!(self, BackendError::LeaseLost { .. })
+    }
+}
+
+/// Result of backend operations.
+pub type BackendResult<T> = std::result::Result<T, BackendError>;
+
+/// A state store: where the crawls, their frontier, the crawl log and per-URL state live.
+pub trait StateBackend {
+    /// The writes of one transaction.
+    type Transaction<'t>: BackendTransaction
+    where
+        Self: 't;
+
+    /// Starts a new crawl; returns its id.
+    fn start_crawl(&mut self, started: DateTime<Utc>, options: &str) -> BackendResult<i64>;
+    /// The latest crawl that did not finish, if any.
+    fn unfinished_crawl(&mut self) -> BackendResult<Option<CrawlRun>>;
+    /// Every crawl, oldest first.
+    fn crawls(&mut self) -> BackendResult<Vec<CrawlRun>>;
+    /// Records the round a crawl is in.
+    fn set_round(&mut self, crawl: i64, round: u32) -> BackendResult<()>;
+    /// Marks a crawl finished.
+    fn finish_crawl(&mut self, crawl: i64, finished: DateTime<Utc>) -> BackendResult<()>;
+    /// Marks every unfinished crawl but `keep` as finished at `now`.
+    fn abandon_unfinished(&mut self, keep: i64, now: DateTime<Utc>) -> BackendResult<()>;
+    /// Runs `work` in one transaction: everything it writes commits together, or nothing
+    /// does when it returns an error.
+    fn transaction<T>(
+        &mut self,
+        work: impl FnOnce(&mut Self::Transaction<'_>) -> BackendResult<T>,
+    ) -> BackendResult<T>;
+    /// A crawl's frontier: entries not yet fetched (in enqueue order) and URLs done.
+    fn frontier(&mut self, crawl: i64) -> BackendResult<(Vec<FrontierEntry>, Vec<String>)>;
+    /// The crawl log, oldest first; only `crawl`'s fetches when given.
+    fn fetch_log(&mut self, crawl: Option<i64>) -> BackendResult<Vec<FetchLogEntry>>;
+    /// What the archive holds of `url`.
+    fn url_state(&mut self, url: &str) -> BackendResult<Option<UrlState>>;
+}
+
+/// The writes inside one [`StateBackend::transaction`].
+pub trait BackendTransaction {
+    /// Appends a row to the crawl log.
+    fn log_fetch(&mut self, crawl: i64, entry: &FetchLogEntry) -> BackendResult<()>;
+    /// Records (replacing) the latest payload capture and validators of a URL.
+    fn set_url_state(&mut self, url: &str, state: &UrlState) -> BackendResult<()>;
+    /// What the archive holds of `url`, as this transaction sees it.
+    fn url_state(&mut self, url: &str) -> BackendResult<Option<UrlState>>;
+    /// Adds URLs to a crawl's frontier (URLs already there are left alone).
+    fn enqueue(&mut self, crawl: i64, entries: &[FrontierEntry]) -> BackendResult<()>;
+    /// Marks a frontier URL as fetched (or given up on).
+    fn mark_done(&mut self, crawl: i64, url: &str) -> BackendResult<()>;
+}
+
+/// The SQLite store's transaction seen through [`BackendTransaction`].
+pub struct SqliteTransaction<'t> {
+    inner: StoreTransaction<'t>,
+}
+
+impl StateBackend for StateStore {
+    type Transaction<'t> = SqliteTransaction<'t>;
+
+    fn start_crawl(&mut self, started: DateTime<Utc>, options: &str) -> BackendResult<i64> {
+        Ok(StateStore::start_crawl(self, started, options)?)
+    }
+
+    fn unfinished_crawl(&mut self) -> BackendResult<Option<CrawlRun>> {
+        Ok(StateStore::unfinished_crawl(self)?)
+    }
+
+    fn crawls(&mut self) -> BackendResult<Vec<CrawlRun>> {
+        Ok(StateStore::crawls(self)?)
+    }
+
+    fn set_round(&mut self, crawl: i64, round: u32) -> BackendResult<()> {
+        Ok(StateStore::set_round(self, crawl, round)?)
+    }
+
+    fn finish_crawl(&mut self, crawl: i64, finished: DateTime<Utc>) -> BackendResult<()> {
+        Ok(StateStore::finish_crawl(self, crawl, finished)?)
+    }
+
+    fn abandon_unfinished(&mut self, keep: i64, now: DateTime<Utc>) -> BackendResult<()> {
+        Ok(StateStore::abandon_unfinished(self, keep, now)?)
+    }
+
+    fn transaction<T>(
+        &mut self,
+        work: impl FnOnce(&mut SqliteTransaction<'_>) -> BackendResult<T>,
+    ) -> BackendResult<T> {
+        // Same steps as `StateStore::transaction`, but the work may fail with any
+        // `BackendError` (a lost lease, an abort), which that method's error type cannot carry.
+        let wrap = |source: rusqlite::Error| StoreError {
+            path: self.path.clone(),
+            source: source.into(),
+        };
+        let transaction = self.connection.transaction().map_err(wrap)?;
+        let value = work(&mut SqliteTransaction {
+            inner: StoreTransaction {
+                path: &self.path,
+                transaction: &transaction,
+            },
+        })?;
+        transaction.commit().map_err(wrap)?;
+        Ok(value)
+    }
+
+    fn frontier(&mut self, crawl: i64) -> BackendResult<(Vec<FrontierEntry>, Vec<String>)> {
+        Ok(StateStore::frontier(self, crawl)?)
+    }
+
+    fn fetch_log(&mut self, crawl: Option<i64>) -> BackendResult<Vec<FetchLogEntry>> {
+        Ok(StateStore::fetch_log(self, crawl)?)
+    }
+
+    fn url_state(&mut self, url: &str) -> BackendResult<Option<UrlState>> {
+        Ok(StateStore::url_state(self, url)?)
+    }
+}
+
+impl BackendTransaction for SqliteTransaction<'_> {
+    fn log_fetch(&mut self, crawl: i64, entry: &FetchLogEntry) -> BackendResult<()> {
+        Ok(self.inner.log_fetch(crawl, entry)?)
+    }
+
+    fn set_url_state(&mut self, url: &str, state: &UrlState) -> BackendResult<()> {
+        Ok(self.inner.set_url_state(url, state)?)
+    }
+
+    fn url_state(&mut self, url: &str) -> BackendResult<Option<UrlState>> {
+        Ok(self.inner.url_state(url)?)
+    }
+
+    fn enqueue(&mut self, crawl: i64, entries: &[FrontierEntry]) -> BackendResult<()> {
+        Ok(self.inner.enqueue(crawl, entries)?)
+    }
+
+    fn mark_done(&mut self, crawl: i64, url: &str) -> BackendResult<()> {
+        Ok(self.inner.mark_done(crawl, url)?)
+    }
+}

@@ -1,0 +1,268 @@
+//! Leases on pay-level domains, so that many crawler nodes can share one frontier: a node
+//! contacts a PLD only while it holds that PLD's lease ([`PldLeases`]), and its writes about a
+//! URL commit only if it still holds the lease then ([`FencedTransaction`]). In PostgreSQL the
+//! leases are rows of `pld_leases`, claimed with `FOR UPDATE SKIP LOCKED` and expiring by the
+//! database's clock; the embedded SQLite store belongs to one process, which trivially holds
+//! every lease.
+
+use std::time::Duration;
+
+use url::Url;
+
+use super::backend::{BackendError, BackendResult, BackendTransaction};
+use super::backend::{SqliteTransaction, StateBackend};
+use super::postgres::{PgStateStore, PgTransaction, column};
+use super::{FetchLogEntry, StateStore};
+
+/// The pay-level domain of a URL, as the crawler computes it (Public Suffix List via
+/// [`crate::archive::pay_level_domain`]); empty for URLs without a host.
+pub fn pld_of_url(url: &str) -> String {
+    Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(crate::archive::pay_level_domain))
+        .unwrap_or_default()
+}
+
+/// Claiming, renewing and releasing PLD leases of a crawl.
+pub trait PldLeases {
+    /// Claims up to `max` PLDs of `crawl` that have queued frontier URLs and whose lease is
+    /// free or expired, for `ttl`; PLDs with the most queued URLs first. Returns the PLDs
+    /// now held by `node` (possibly none: other nodes hold the rest).
+    fn claim_plds(
+        &mut self,
+        node: &str,
+        crawl: i64,
+        max: usize,
+        ttl: Duration,
+    ) -> BackendResult<Vec<String>>;
+    /// Extends `node`'s leases on `plds` by `ttl` from now. Returns the PLDs still held; the
+    /// others were taken over by another node and must no longer be contacted.
+    fn renew(
+        &mut self,
+        node: &str,
+        crawl: i64,
+        plds: &[String],
+        ttl: Duration,
+    ) -> BackendResult<Vec<String>>;
+    /// Gives up `node`'s leases on `plds` (those it does not hold are left alone).
+    fn release(&mut self, node: &str, crawl: i64, plds: &[String]) -> BackendResult<()>;
+}
+
+/// Writes that commit only while the writing node holds the URL's PLD lease.
+pub trait FencedTransaction: BackendTransaction {
+    /// Checks that `node` holds an unexpired lease on the PLD of `url` and keeps it locked
+    /// until this transaction ends, so no other node can take it over before the commit.
+    /// Fails with [`BackendError::LeaseLost`] otherwise; the caller then returns that error
+    /// from the transaction, which rolls back everything it wrote.
+    fn fence(&mut self, node: &str, crawl: i64, url: &str) -> BackendResult<()>;
+
+    /// [`BackendTransaction::log_fetch`] behind [`FencedTransaction::fence`].
+    fn log_fetch_fenced(
+        &mut self,
+        node: &str,
+        crawl: i64,
+        entry: &FetchLogEntry,
+    ) -> BackendResult<()> {
+        self.fence(node, crawl, &entry.url)?;
+        self.log_fetch(crawl, entry)
+    }
+
+    /// [`BackendTransaction::mark_done`] behind [`FencedTransaction::fence`].
+    fn mark_done_fenced(&mut self, node: &str, crawl: i64, url: &str) -> BackendResult<()> {
+        self.fence(node, crawl, url)?;
+        self.mark_done(crawl, url)
+    }
+}
+
+/// One row of `pld_leases`, for monitoring.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PldLease {
+    /// The pay-level domain.
+    pub pld: String,
+    /// The node holding (or last holding) it; `None` when free.
+    pub holder: Option<String>,
+    /// Whether the lease is held and not expired, by the database's clock.
+    pub live: bool,
+}
+
+/// The TTL in seconds, as `make_interval(secs => …)` takes it.
+fn seconds(ttl: Duration) -> f64 {
+    ttl.as_secs_f64()
+}
+
+impl PldLeases for PgStateStore {
+    fn claim_plds(
+        &mut self,
+        node: &str,
+        crawl: i64,
+        max: usize,
+        ttl: Duration,
+    ) -> BackendResult<Vec<String>> {
+        let limit = i64::try_from(max).unwrap_or(i64::MAX);
+        // SKIP LOCKED: rows another node is claiming or fencing right now are passed over
+        // instead of waited for; the lock taken here lasts until the update commits, and a row
+        // updated since this statement's snapshot is re-checked against the WHERE clause.
+        let rows = self.query(
+            "WITH candidates AS (
+                SELECT l.pld FROM pld_leases l
+                WHERE l.crawl = $1
+                  AND (l.holder IS NULL OR l.expires_at <= now())
+                  AND EXISTS (SELECT 1 FROM frontier f
+                              WHERE f.crawl = l.crawl AND f.pld = l.pld AND NOT f.done)
+                ORDER BY (SELECT count(*) FROM frontier f
+                          WHERE f.crawl = l.crawl AND f.pld = l.pld AND NOT f.done) DESC, l.pld
+                LIMIT $3
+                FOR UPDATE SKIP LOCKED
+             )
+             UPDATE pld_leases l SET holder = $2, expires_at = now() + make_interval(secs => $4)
+             FROM candidates c WHERE l.crawl = $1 AND l.pld = c.pld
+             RETURNING l.pld",
+            &[&crawl, &node, &limit, &seconds(ttl)],
+        )?;
+        self.plds(&rows)
+    }
+
+    fn renew(
+        &mut self,
+        node: &str,
+        crawl: i64,
+        plds: &[String],
+        ttl: Duration,
+    ) -> BackendResult<Vec<String>> {
+        // A lapsed lease nobody claimed since is still safe to extend: any other node would
+        // have had to claim it (changing the holder) before contacting the PLD.
+        let rows = self.query(
+            "UPDATE pld_leases
+             SET expires_at = clock_timestamp() + make_interval(secs => $4)
+             WHERE crawl = $1 AND holder = $2 AND pld = ANY($3)
+             RETURNING pld",
+            &[&crawl, &node, &plds, &seconds(ttl)],
+        )?;
+        self.plds(&rows)
+    }
+
+    fn release(&mut self, node: &str, crawl: i64, plds: &[String]) -> BackendResult<()> {
+        self.query(
+            "UPDATE pld_leases SET holder = NULL, expires_at = NULL
+             WHERE crawl = $1 AND holder = $2 AND pld = ANY($3)
+             RETURNING pld",
+            &[&crawl, &node, &plds],
+        )?;
+        Ok(())
+    }
+}
+
+impl PgStateStore {
+    /// Every lease row of `crawl`, by PLD.
+    pub fn leases(&mut self, crawl: i64) -> BackendResult<Vec<PldLease>> {
+        let rows = self.query(
+            "SELECT pld, holder, COALESCE(expires_at > clock_timestamp(), FALSE)
+             FROM pld_leases WHERE crawl = $1 ORDER BY pld",
+            &[&crawl],
+        )?;
+        let lease = |row: &postgres::Row| -> Result<PldLease, String> {
+            Ok(PldLease {
+                pld: column(row, 0)?,
+                holder: column(row, 1)?,
+                live: column(row, 2)?,
+            })
+        };
+        rows.iter()
+            .map(|row| lease(row).map_err(|problem| self.invalid(problem)))
+            .collect()
+    }
+
+    /// The first column of `rows`, as PLD names.
+    fn plds(&self, rows: &[postgres::Row]) -> BackendResult<Vec<String>> {
+        rows.iter()
+            .map(|row| column(row, 0).map_err(|problem| self.invalid(problem)))
+            .collect()
+    }
+}
+
+impl FencedTransaction for PgTransaction<'_> {
+    fn fence(&mut self, node: &str, crawl: i64, url: &str) -> BackendResult<()> {
+        let pld = pld_of_url(url);
+        // FOR UPDATE (waiting, not skipping): once locked, no claim can move the lease until
+        // this transaction ends. clock_timestamp(), not now(): the wait may have been long.
+        let rows = self.query(
+            "SELECT holder = $3 AND expires_at > clock_timestamp() FROM pld_leases
+             WHERE crawl = $1 AND pld = $2 FOR UPDATE",
+            &[&crawl, &pld, &node],
+        )?;
+        let held = match rows.first() {
+            Some(row) => column::<Option<bool>>(row, 0)
+                .map_err(|problem| self.invalid(problem))?
+                .unwrap_or(false),
+            None => false,
+        };
+        if held {
+            return Ok(());
+        }
+        Err(BackendError::LeaseLost {
+            database: self.database.to_string(),
+            node: node.to_string(),
+            crawl,
+            pld,
+            url: url.to_string(),
+        })
+    }
+}
+
+impl PldLeases for StateStore {
+    /// The store belongs to one process (the archive lock sees to that), so every PLD with
+    /// queued URLs is this node's.
+    fn claim_plds(
+        &mut self,
+        _node: &str,
+        crawl: i64,
+        max: usize,
+        _ttl: Duration,
+    ) -> BackendResult<Vec<String>> {
+        let (queued, _) = StateBackend::frontier(self, crawl)?;
+        let mut plds: Vec<String> = Vec::new();
+        for entry in queued {
+            let pld = pld_of_url(&entry.url);
+            if plds.len() == max {
+                break;
+            }
+            if !plds.contains(&pld) {
+                plds.push(pld);
+            }
+        }
+        Ok(plds)
+    }
+
+    fn renew(
+        &mut self,
+        _node: &str,
+        _crawl: i64,
+        plds: &[String],
+        _ttl: Duration,
+    ) -> BackendResult<Vec<String>> {
+        Ok(plds.to_vec())
+    }
+
+    fn release(&mut self, _node: &str, _crawl: i64, _plds: &[String]) -> BackendResult<()> {
+        Ok(())
+    }
+}
+
+impl FencedTransaction for SqliteTransaction<'_> {
+    /// Nobody else writes this store: the lease always holds.
+    fn fence(&mut self, _node: &str, _crawl: i64, _url: &str) -> BackendResult<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plds_are_registrable_domains_of_the_host() {
+        assert_eq!(pld_of_url("http://data.Example.co.uk/a"), "example.co.uk");
+        assert_eq!(pld_of_url("https://127.0.0.1:8080/x"), "127.0.0.1");
+        assert_eq!(pld_of_url("urn:isbn:1"), "");
+    }
+}
