@@ -301,7 +301,37 @@ fn slow_and_idle_clients_are_cut(server: &LdwarcServer) {
     let waited = closed_after(&mut slow);
     assert!(
         waited < Duration::from_secs(6),
-        "a trickled head held the connection {waited:?}"
+        "a stalled head held the connection {waited:?}"
+    );
+
+    // Slowloris: a byte every 250 ms never completes the head, and does not move the
+    // deadline on; the connection is closed within the bound while others are served.
+    let mut loris = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    let started = Instant::now();
+    let head = b"GET /cdx?url=example.org/ HTTP/1.1\r\nHost: x\r\nX-Padding: ";
+    let mut sent = 0;
+    let trickled_for = loop {
+        let byte = head.get(sent).copied().unwrap_or(b'a');
+        if loris.write_all(&[byte]).is_err() || started.elapsed() > Duration::from_secs(15) {
+            break started.elapsed();
+        }
+        sent += 1;
+        if sent % 4 == 0 {
+            let normal = server.get("/cdx?url=example.org/");
+            assert_eq!(normal.status, 200, "a normal request while a head trickles");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    let mut answer = Vec::new();
+    let _ = loris.read_to_end(&mut answer);
+    assert!(
+        trickled_for < Duration::from_secs(6),
+        "a trickled head held the connection {trickled_for:?} ({sent} bytes)"
+    );
+    assert!(
+        answer.is_empty() || answer.starts_with(b"HTTP/1.1 408"),
+        "{}",
+        String::from_utf8_lossy(&answer)
     );
 
     let mut idle = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
@@ -356,4 +386,101 @@ fn tokens_guard_the_server() {
             .status,
         200
     );
+}
+
+/// Kilobytes of a `/proc/PID/status` field (`VmRSS`, `VmHWM`).
+fn memory_kb(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+}
+
+/// A CDX answer of 100,000 lines (tens of MB) is streamed: it starts before the scan ends
+/// (the server runs with --max-cdx-rows 1000, so it cannot hold the selection), a client
+/// that stops reading holds the producer back instead of piling the answer up in memory,
+/// and the server's peak memory grows by a small part of the answer's size.
+#[test]
+fn large_cdx_answers_stream_in_bounded_memory() {
+    use crate::synthetic_archive::{Spec, generate};
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    let spec = Spec {
+        hours: 20,
+        plds: 10,
+        captures_per_file: 500,
+        hot_documents: 5,
+        requests: false,
+        imported: false,
+        gzip_level: 1,
+        threads: 2,
+    };
+    let generated = generate(&root, &spec).expect("generate");
+    assert_eq!(generated.captures, 100_000);
+    stdout_ok(
+        &run(ldwarc().arg("index").arg("--root").arg(&root)),
+        "ldwarc index",
+    );
+    let server = LdwarcServer::start(&root, &["--max-cdx-rows", "1000"]);
+    let query = "/cdx?url=example.org&matchType=domain";
+    // Warm up (index readers, thread pools) before the baseline is taken.
+    assert_eq!(server.get("/cdx?url=example.org/nothing").status, 200);
+    // Anonymous memory: the index is memory-mapped, and the scan maps its pages in.
+    let baseline = memory_kb(server.pid(), "RssAnon");
+    let baseline_peak = memory_kb(server.pid(), "VmHWM");
+
+    let mut client = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    client
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let request = format!("GET {query} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    client.write_all(request.as_bytes()).expect("write");
+    let mut first = vec![0u8; 16 * 1024];
+    let n = client.read(&mut first).expect("the first bytes");
+    let head = String::from_utf8_lossy(&first[..n]).to_string();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "{head}"
+    );
+    // The client reads nothing for a while: the producer must wait, not buffer the rest.
+    std::thread::sleep(Duration::from_secs(2));
+    let stalled = memory_kb(server.pid(), "RssAnon");
+    let mut rest = Vec::new();
+    client.read_to_end(&mut rest).expect("the rest");
+    let after = memory_kb(server.pid(), "RssAnon");
+    let peak = memory_kb(server.pid(), "VmHWM");
+
+    let mut raw = first[..n].to_vec();
+    raw.extend_from_slice(&rest);
+    let answer = serve_server::parse_response(&raw).expect("a complete chunked answer");
+    assert_eq!(answer.status, 200);
+    let lines = answer.text().lines().count() as u64;
+    assert_eq!(lines, generated.captures, "every capture, one line each");
+    let answer_kb = answer.body.len() as u64 / 1024;
+    assert!(answer_kb > 20 * 1024, "a large answer: {answer_kb} KB");
+    let stalled_growth = stalled.saturating_sub(baseline);
+    let after_growth = after.saturating_sub(baseline);
+    let peak_growth = peak.saturating_sub(baseline_peak);
+    assert!(
+        stalled_growth < answer_kb / 8,
+        "{stalled_growth} KB more while the client read nothing ({answer_kb} KB answer)"
+    );
+    assert!(
+        after_growth < answer_kb / 8,
+        "{after_growth} KB more after the answer ({answer_kb} KB)"
+    );
+    // The peak counts the mapped index pages too; a materialised answer would add its own
+    // size (and its captures') on top.
+    assert!(
+        peak_growth < answer_kb / 2,
+        "peak {peak_growth} KB over the baseline for a {answer_kb} KB answer"
+    );
+    // The server keeps answering (and bounded queries are still refused over the limit).
+    assert_eq!(server.get(&format!("{query}&sort=reverse")).status, 403);
 }

@@ -23,7 +23,7 @@ use crate::index::query::{
 use crate::index::{Capture, CaptureIndex};
 
 use super::memento::http_date;
-use super::stream::{BodyWriter, Failure, streamed};
+use super::stream::{BodyWriter, Failure, small_inline_or_streamed, streamed};
 use super::{AppState, ExactUrl, State as AppStateRef, text_response};
 
 /// Which CDX server the request speaks to.
@@ -73,6 +73,13 @@ async fn endpoint(state: AppStateRef, uri: Uri, dialect: Dialect) -> Response {
         Err(message) => return text_response(StatusCode::BAD_REQUEST, &format!("{message}\n")),
     };
     let content_type = Layout::of(&request).content_type();
+    // One URL's captures are one term lookup: small enough to try on this thread.
+    if request.query.effective().0 == MatchType::Exact {
+        return small_inline_or_streamed(&state, content_type, move |state, out| {
+            answer(state, &request, out)
+        })
+        .await;
+    }
     streamed(&state, content_type, move |state, out| {
         answer(state, &request, out)
     })

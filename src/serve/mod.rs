@@ -230,6 +230,15 @@ pub(crate) async fn blocking(
     }
 }
 
+/// Runs small, bounded archive work (one URL's captures, one record read) on the calling
+/// async thread: a hand-over to a blocking thread and back costs two thread wake-ups, more
+/// than such work. A panic answers 500, as in [`blocking`].
+pub(crate) fn inline(state: &State, work: impl FnOnce(&AppState) -> Response) -> Response {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(state))).unwrap_or_else(
+        |_panic| text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
+    )
+}
+
 /// The answer to a request that computed longer than the time limit.
 pub(crate) fn too_slow(limit: Duration) -> Response {
     text_response(

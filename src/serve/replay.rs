@@ -22,7 +22,7 @@ use crate::replay::{
 };
 
 use super::memento::{MementoSet, archived_url, http_date, parse_accept_datetime};
-use super::{AppState, State as AppStateRef, base_url, blocking, pages, text_response};
+use super::{AppState, State as AppStateRef, base_url, blocking, inline, pages, text_response};
 
 /// What a path under `/web/` asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -96,11 +96,21 @@ pub(crate) async fn web(
         Ok(url) => url,
         Err(message) => return text_response(StatusCode::BAD_REQUEST, &format!("{message}\n")),
     };
-    blocking(&state, move |state| match kind {
-        Some((timestamp, modifier)) => memento(state, &headers, base, url, &timestamp, &modifier),
-        None => timegate(state, &headers, base, url),
-    })
-    .await
+    match kind {
+        // Raw bytes and redirects: one lookup and one record read (at most
+        // MAX_PAYLOAD_BYTES), cheaper on this thread than handed to a blocking one.
+        Some((timestamp, modifier)) if !modifier.is_empty() => inline(&state, |state| {
+            memento(state, &headers, base, url, &timestamp, &modifier)
+        }),
+        None => inline(&state, |state| timegate(state, &headers, base, url)),
+        // Negotiated mementos parse and serialise RDF: off the async threads, time-limited.
+        Some((timestamp, modifier)) => {
+            blocking(&state, move |state| {
+                memento(state, &headers, base, url, &timestamp, &modifier)
+            })
+            .await
+        }
+    }
 }
 
 /// A query-string component, percent-encoded.

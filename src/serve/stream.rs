@@ -5,6 +5,11 @@
 //! that ends before its first piece fills is sent whole, with a `Content-Length`; a failure
 //! before anything was sent becomes its own answer (403, 500, …), a failure after it cuts the
 //! chunked body short so the client sees an incomplete answer rather than a wrong one.
+//!
+//! Small bounded work (an exact-URL query) may first run on the connection's own thread
+//! ([`small_inline_or_streamed`]): handing it to a blocking thread and back costs two thread
+//! wake-ups, more than the work itself. Such an attempt gives up as soon as its answer fills
+//! a piece, and the request is then answered streamed as above.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -59,13 +64,16 @@ impl Failure {
 /// The producing side of a streamed answer: the body is written into [`buffer`](Self::buffer)
 /// and handed over piece by piece with [`flush_if_full`](Self::flush_if_full).
 pub(crate) struct BodyWriter {
-    sender: mpsc::Sender<Piece>,
+    /// None for an inline attempt, which never hands pieces over.
+    sender: Option<mpsc::Sender<Piece>>,
     runtime: Handle,
     buffer: Vec<u8>,
     /// Longest the producer waits for room in the channel before it gives the client up.
     stall: Duration,
     sent_any: bool,
     gone: bool,
+    /// An inline attempt whose answer filled a piece: it must be answered streamed.
+    overflowed: bool,
 }
 
 impl BodyWriter {
@@ -78,6 +86,11 @@ impl BodyWriter {
     /// (disconnected, or accepted nothing for the stall limit): the producer should stop.
     pub(crate) fn flush_if_full(&mut self) -> bool {
         if self.buffer.len() >= PIECE_BYTES && !self.gone {
+            if self.sender.is_none() {
+                self.overflowed = true;
+                self.gone = true;
+                return false;
+            }
             let piece = Bytes::from(std::mem::replace(
                 &mut self.buffer,
                 Vec::with_capacity(PIECE_BYTES + PIECE_BYTES / 4),
@@ -113,10 +126,10 @@ impl BodyWriter {
 
     /// Hands a piece over, waiting (at most the stall limit) only when the channel is full.
     fn send(&mut self, piece: Piece) {
-        if self.gone {
+        let Some(sender) = self.sender.as_ref().filter(|_| !self.gone) else {
             return;
-        }
-        let piece = match self.sender.try_send(piece) {
+        };
+        let piece = match sender.try_send(piece) {
             Ok(()) => return,
             Err(mpsc::error::TrySendError::Closed(_)) => {
                 self.gone = true;
@@ -126,7 +139,7 @@ impl BodyWriter {
         };
         let sent = self
             .runtime
-            .block_on(self.sender.send_timeout(piece, self.stall));
+            .block_on(sender.send_timeout(piece, self.stall));
         self.gone = sent.is_err();
     }
 }
@@ -144,12 +157,13 @@ pub(crate) async fn streamed(
     let limit = state.limits.request_time;
     let (sender, mut receiver) = mpsc::channel(CHANNEL_PIECES);
     let mut writer = BodyWriter {
-        sender,
+        sender: Some(sender),
         runtime: Handle::current(),
         buffer: Vec::new(),
         stall: limit,
         sent_any: false,
         gone: false,
+        overflowed: false,
     };
     let state = state.clone();
     // A panic drops the writer without an end: the receiver sees the channel close.
@@ -175,11 +189,47 @@ pub(crate) async fn streamed(
         Piece::Failed(failure) => return text_response(failure.status, &failure.message),
         Piece::End => Body::empty(),
     };
-    let mut response = Response::new(body);
+    with_content_type(Response::new(body), content_type)
+}
+
+fn with_content_type(mut response: Response, content_type: &'static str) -> Response {
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
+}
+
+/// Like [`streamed`], for work that is small and bounded (one URL's captures): it first runs
+/// on this thread, and its answer is sent whole when it ends before filling a piece. Else
+/// the attempt stops there and `work` runs again, streamed from a blocking thread.
+pub(crate) async fn small_inline_or_streamed<W>(
+    state: &State,
+    content_type: &'static str,
+    work: W,
+) -> Response
+where
+    W: Fn(&super::AppState, &mut BodyWriter) -> Result<(), Failure> + Send + Sync + 'static,
+{
+    let mut writer = BodyWriter {
+        sender: None,
+        runtime: Handle::current(),
+        buffer: Vec::new(),
+        stall: state.limits.request_time,
+        sent_any: false,
+        gone: false,
+        overflowed: false,
+    };
+    let attempt =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(state, &mut writer)));
+    match attempt {
+        Err(_panic) => text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
+        Ok(_) if writer.overflowed => streamed(state, content_type, work).await,
+        Ok(Err(failure)) => text_response(failure.status, &failure.message),
+        Ok(Ok(())) => with_content_type(
+            Response::new(Body::from(std::mem::take(&mut writer.buffer))),
+            content_type,
+        ),
+    }
 }
 
 /// The pieces of a streamed body as the connection takes them.
@@ -279,6 +329,49 @@ mod tests {
             "streamed"
         );
         assert_eq!(body_of(large).await.unwrap().len(), 20_000 * line.len());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn inline_attempts_answer_small_work_whole_and_hand_large_work_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = state(dir.path());
+        let on_this_thread = std::thread::current().id();
+        let small = small_inline_or_streamed(&state, "text/plain", move |_, out| {
+            assert_eq!(std::thread::current().id(), on_this_thread, "ran inline");
+            out.buffer().extend_from_slice(b"one row\n");
+            Ok(())
+        })
+        .await;
+        assert_eq!(
+            axum::body::HttpBody::size_hint(small.body()).exact(),
+            Some(8)
+        );
+        assert_eq!(body_of(small).await.unwrap(), b"one row\n");
+
+        let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = runs.clone();
+        let large = small_inline_or_streamed(&state, "text/plain", move |_, out| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            for _ in 0..3 * PIECE_BYTES / 8 {
+                out.buffer().extend_from_slice(b"1234567\n");
+                if !out.flush_if_full() {
+                    break;
+                }
+            }
+            Ok(())
+        })
+        .await;
+        assert_eq!(axum::body::HttpBody::size_hint(large.body()).exact(), None);
+        assert_eq!(body_of(large).await.unwrap().len(), 3 * PIECE_BYTES);
+        assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 2, "retried");
+
+        let refused = small_inline_or_streamed(&state, "text/plain", |_, _| {
+            Err(Failure::new(StatusCode::FORBIDDEN, "no\n"))
+        })
+        .await;
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        let panicked = small_inline_or_streamed(&state, "text/plain", |_, _| panic!("bug")).await;
+        assert_eq!(panicked.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

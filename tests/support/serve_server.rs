@@ -57,6 +57,11 @@ impl LdwarcServer {
         self.get_with(path, &[])
     }
 
+    /// The server's process id (for reading its memory use under /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends raw bytes and reads the answer (the connection is closed after it).
     pub fn send(&self, request: &[u8]) -> std::io::Result<HttpResponse> {
         send_raw(self.port, request)
