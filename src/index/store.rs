@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
 use tantivy::postings::SegmentPostings;
 use tantivy::schema::{Field, IndexRecordOption, STORED, STRING, Schema, Value};
-use tantivy::store::{Compressor, StoreReader, ZstdCompressor};
+use tantivy::store::{Compressor, ZstdCompressor};
 use tantivy::{
-    DocSet, Index, IndexReader, IndexSettings, IndexWriter, ReloadPolicy, Searcher, SegmentReader,
-    TERMINATED, TantivyDocument, Term,
+    DocAddress, DocId, DocSet, Index, IndexReader, IndexSettings, IndexWriter, ReloadPolicy,
+    Searcher, SegmentReader, TERMINATED, TantivyDocument, Term,
 };
 
 use super::capture::Capture;
@@ -216,7 +216,8 @@ impl CaptureIndex {
                 let term_info = streams[index].value().clone();
                 let mut postings =
                     inverted.read_postings_from_terminfo(&term_info, IndexRecordOption::Basic)?;
-                self.visit_postings(segment, store, &mut postings, &mut visit)?;
+                let fetch = |doc: DocId| store.get(doc);
+                self.visit_postings(segment, &fetch, &mut postings, &mut visit)?;
                 *head = if streams[index].advance() {
                     Some(streams[index].key().to_vec())
                 } else {
@@ -243,7 +244,7 @@ impl CaptureIndex {
     fn lookup_in(&self, searcher: &Searcher, urlkey: &str) -> Result<Vec<Capture>> {
         let term = Term::from_field_text(self.fields.urlkey, urlkey);
         let mut captures = Vec::new();
-        for segment in searcher.segment_readers() {
+        for (ordinal, segment) in (0u32..).zip(searcher.segment_readers()) {
             let inverted = segment
                 .inverted_index(self.fields.urlkey)
                 .map_err(|e| index_error(&self.dir, e))?;
@@ -251,8 +252,11 @@ impl CaptureIndex {
             else {
                 continue;
             };
-            let store = segment.get_store_reader(2)?;
-            self.visit_postings(segment, &store, &mut postings, &mut |c| captures.push(c))?;
+            // The searcher's own store readers keep an LRU of decompressed blocks shared by
+            // every lookup through this searcher: a replay server asking for the same URLs
+            // again skips the zstd decompression (and a new decompression context) each time.
+            let fetch = |doc: DocId| searcher.doc(DocAddress::new(ordinal, doc));
+            self.visit_postings(segment, &fetch, &mut postings, &mut |c| captures.push(c))?;
         }
         Ok(captures)
     }
@@ -262,7 +266,7 @@ impl CaptureIndex {
     fn visit_postings(
         &self,
         segment: &SegmentReader,
-        store: &StoreReader,
+        fetch: &impl Fn(DocId) -> tantivy::Result<TantivyDocument>,
         postings: &mut SegmentPostings,
         visit: &mut impl FnMut(Capture),
     ) -> Result<()> {
@@ -270,8 +274,7 @@ impl CaptureIndex {
         let mut doc = postings.doc();
         while doc != TERMINATED {
             if alive.is_none_or(|bits| bits.is_alive(doc)) {
-                let document: TantivyDocument =
-                    store.get(doc).map_err(|e| index_error(&self.dir, e))?;
+                let document = fetch(doc).map_err(|e| index_error(&self.dir, e))?;
                 let capture = document
                     .get_first(self.fields.data)
                     .and_then(|v| v.as_bytes())
