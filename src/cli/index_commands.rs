@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::RootArg;
 use super::output;
+use super::replay_commands::RootsArg;
 use crate::archive::Archive;
 use crate::index::export::{CdxFormat, export};
 use crate::index::query::{
@@ -15,7 +16,7 @@ use crate::index::query::{
 use crate::index::zipnum::{
     DEFAULT_BLOCKS_PER_SHARD, DEFAULT_LINES_PER_BLOCK, ZipNumOptions, ZipNumWriter,
 };
-use crate::index::{CaptureIndex, IndexOptions, update_index};
+use crate::index::{CaptureIndex, IndexOptions, MergedIndex, update_index};
 
 /// Arguments of `ldwarc index`.
 #[derive(Debug, Args)]
@@ -144,7 +145,7 @@ pub struct QueryArgs {
     #[arg(value_name = "URL")]
     url: String,
     #[command(flatten)]
-    root: RootArg,
+    root: RootsArg,
     /// How the URL selects captures (default: exact, or inferred from `*.host` / `prefix*`).
     #[arg(long = "match", value_enum, value_name = "TYPE")]
     match_type: Option<MatchType>,
@@ -178,8 +179,7 @@ pub struct QueryArgs {
 
 /// `ldwarc query`.
 pub fn query(args: QueryArgs) -> io::Result<i32> {
-    let archive = Archive::new(&args.root.root);
-    let index = CaptureIndex::open(&archive.index_dir())?;
+    let index = MergedIndex::open(&args.root.roots)?;
     let filters = args
         .filter
         .iter()

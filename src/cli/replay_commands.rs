@@ -4,9 +4,8 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use clap::Args;
+use clap::{ArgAction, Args};
 
-use super::RootArg;
 use super::output;
 use crate::rdf::{
     DiffFormat, Graph, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax, choose_syntaxes, diff,
@@ -17,11 +16,36 @@ use crate::replay::{
     diff_dataset, history, snapshot,
 };
 
+/// The archive roots a reading command answers from: one, or several (each node's root)
+/// merged as one archive. Kept apart from the shared `RootArg`, which commands that write
+/// or maintain one root use.
+#[derive(Debug, Clone, Args)]
+pub struct RootsArg {
+    /// Archive root directory (holds warc/, index/, state/). Repeat to answer from several
+    /// roots as one archive: captures merged by URL and time, a capture held by two roots
+    /// counted once (the first root given keeps it).
+    #[arg(
+        long = "root",
+        env = "LDWARC_ROOT",
+        default_value = ".",
+        value_name = "DIR",
+        action = ArgAction::Append
+    )]
+    pub roots: Vec<PathBuf>,
+}
+
+impl RootsArg {
+    /// Opens the roots for replay.
+    pub fn open(&self) -> io::Result<ReplayArchive> {
+        ReplayArchive::open_many(&self.roots).map_err(io::Error::from)
+    }
+}
+
 /// Arguments of `ldwarc replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     #[command(flatten)]
-    root: RootArg,
+    root: RootsArg,
     /// URL@DATE: DATE is a 1-14 digit Wayback timestamp or ISO 8601 (UTC unless it has an
     /// offset; a partial date means the end of its period). URL alone means the latest capture.
     #[arg(value_name = "URL@DATE")]
@@ -41,7 +65,7 @@ pub struct ReplayArgs {
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     #[command(flatten)]
-    root: RootArg,
+    root: RootsArg,
     /// The URL whose captures to list.
     url: String,
     /// One JSON object per capture.
@@ -81,7 +105,7 @@ impl ScopeArgs {
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
     #[command(flatten)]
-    root: RootArg,
+    root: RootsArg,
     /// @DATE: the dataset as it stood then (same date forms as replay).
     #[arg(value_name = "@DATE")]
     date: String,
@@ -99,7 +123,7 @@ pub struct SnapshotArgs {
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     #[command(flatten)]
-    root: RootArg,
+    root: RootsArg,
     /// URL@DATE1, @DATE1 (the whole dataset or --prefix/--host/--domain), or an RDF file.
     #[arg(value_name = "URL@DATE1")]
     old: String,
@@ -148,24 +172,24 @@ fn now() -> ReplayDate {
 pub fn replay(args: ReplayArgs) -> io::Result<i32> {
     let (url, date) = split_target(&args.target)?;
     let date = date.unwrap_or_else(now);
-    let archive = ReplayArchive::open(&args.root.root)?;
+    let archive = args.root.open()?;
     let resolution = archive.resolve(&url, &date, args.pick)?;
     for hop in &resolution.redirects {
         eprintln!(
-            "ldwarc: {} redirected ({}) at {} [warc/{} offset {}]",
+            "ldwarc: {} redirected ({}) at {} [{} offset {}]",
             hop.url,
             hop.status.unwrap_or(0),
             hop.timestamp,
-            hop.filename,
+            file_of(&archive, &hop.filename),
             hop.offset
         );
     }
     let capture = &resolution.capture;
     eprintln!(
-        "ldwarc: {} captured {} [warc/{} offset {}]{}",
+        "ldwarc: {} captured {} [{} offset {}]{}",
         capture.url,
         capture.timestamp,
-        capture.filename,
+        file_of(&archive, &capture.filename),
         capture.offset,
         match (&capture.refers_to_timestamp, capture.record_type.as_str()) {
             (Some(original), "revisit") => format!(", a revisit of {original}"),
@@ -199,6 +223,16 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
     Ok(0)
 }
 
+/// Where a capture's file is, for messages: `warc/<file>` with one root, and with several
+/// also the root holding it.
+fn file_of(archive: &ReplayArchive, filename: &str) -> String {
+    if archive.roots().len() == 1 {
+        format!("warc/{filename}")
+    } else {
+        format!("{}/warc/{filename}", archive.root_of(filename).display())
+    }
+}
+
 fn report_parse(parsed: &ParsedGraph, url: &str) {
     if let Some(error) = &parsed.error {
         eprintln!(
@@ -215,7 +249,7 @@ fn report_parse(parsed: &ParsedGraph, url: &str) {
 
 /// `ldwarc history`.
 pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
-    let archive = ReplayArchive::open(&args.root.root)?;
+    let archive = args.root.open()?;
     let entries = history(&archive, &args.url)?;
     let mut out = output::stdout();
     for entry in &entries {
@@ -280,7 +314,7 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
         "trig" => SnapshotFormat::TriG,
         other => return Err(invalid(format!("--format {other}: expected nq or trig"))),
     };
-    let archive = ReplayArchive::open(&args.root.root)?;
+    let archive = args.root.open()?;
     let mut report = |line: &str| eprintln!("ldwarc: {line}");
     let summary = match &args.output {
         None => {
@@ -403,14 +437,17 @@ fn diff_captures(args: &DiffArgs) -> io::Result<bool> {
         (new_url, Some(date)) if new_url.is_empty() => (url.clone(), date),
         (new_url, Some(date)) => (new_url, date),
     };
-    let archive = ReplayArchive::open(&args.root.root)?;
+    let archive = args.root.open()?;
     let old = archive.document(&url, &old_date, Pick::Before)?;
     let new = archive.document(&new_url, &new_date, Pick::Before)?;
     for (label, document) in [("old", &old), ("new", &new)] {
         let capture = &document.resolution.capture;
         eprintln!(
-            "ldwarc: {label}: {} captured {} [warc/{} offset {}]",
-            capture.url, capture.timestamp, capture.filename, capture.offset
+            "ldwarc: {label}: {} captured {} [{} offset {}]",
+            capture.url,
+            capture.timestamp,
+            file_of(&archive, &capture.filename),
+            capture.offset
         );
         report_parse(&document.parsed, document.url());
     }
@@ -421,7 +458,7 @@ fn diff_dates(args: &DiffArgs) -> io::Result<bool> {
     let first = ReplayDate::parse(&args.old[1..]).map_err(invalid)?;
     let second_text = args.new.strip_prefix('@').unwrap_or(&args.new);
     let second = ReplayDate::parse(second_text).map_err(invalid)?;
-    let archive = ReplayArchive::open(&args.root.root)?;
+    let archive = args.root.open()?;
     let mut out = output::stdout();
     let mut failure: Option<io::Error> = None;
     let mut visit = |document: &DocumentDiff| {

@@ -10,6 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::capture::{Capture, RecordLocation, read_captures};
+use super::merged::CaptureSource;
 use super::store::{CaptureIndex, Checkpoint, DocumentBuilder, FileMark, IndexBatch, Snapshot};
 use super::surt::surt;
 use crate::archive::{Archive, walk_warc_files};
@@ -296,7 +297,7 @@ fn resolve_late_originals(
 /// The original of a revisit looked up in the committed index alone, by the rules of
 /// [`Adder::resolve_original`].
 pub fn original_in_index(
-    index: &CaptureIndex,
+    index: &(impl CaptureSource + ?Sized),
     revisit: &Capture,
 ) -> io::Result<Option<RecordLocation>> {
     match &revisit.digest {
@@ -645,25 +646,25 @@ fn is_original(capture: &Capture, digest: &str, limit: &str) -> bool {
 
 /// Looks up the original of a revisit in the committed index.
 pub fn find_original(
-    index: &CaptureIndex,
+    index: &(impl CaptureSource + ?Sized),
     url: &str,
     digest: &str,
     limit: &str,
 ) -> io::Result<Option<RecordLocation>> {
-    Ok(
-        best_of(index.lookup(&surt(url))?, |c| is_original(c, digest, limit))
-            .map(|(_, location)| location),
-    )
+    Ok(best_of(index.lookup_captures(&surt(url))?, |c| {
+        is_original(c, digest, limit)
+    })
+    .map(|(_, location)| location))
 }
 
 /// Looks up, in the committed index, the non-revisit capture of exactly `url` at `timestamp`
 /// (the original a revisit without a payload digest refers to by URI and date).
 pub fn find_original_at(
-    index: &CaptureIndex,
+    index: &(impl CaptureSource + ?Sized),
     url: &str,
     timestamp: &str,
 ) -> io::Result<Option<RecordLocation>> {
-    Ok(best_of(index.lookup(&surt(url))?, |c| {
+    Ok(best_of(index.lookup_captures(&surt(url))?, |c| {
         c.record_type != "revisit" && c.url == url && c.timestamp == timestamp
     })
     .map(|(_, location)| location))

@@ -6,7 +6,7 @@ use chrono::{Datelike, NaiveDate, TimeZone, Utc};
 
 use super::capture::Capture;
 use super::cdxj::{JsonObject, cdxj_line};
-use super::store::CaptureIndex;
+use super::merged::CaptureSource;
 use super::surt::{SurtOptions, surt, surt_with};
 
 /// How the query URL selects keys.
@@ -279,12 +279,15 @@ fn days_in_month(year: i32, month: u32) -> u32 {
     next.and_then(|d| d.pred_opt()).map_or(28, |d| d.day())
 }
 
-/// Runs a query against the index.
-pub fn run_query(index: &CaptureIndex, query: &CdxQuery) -> std::io::Result<Vec<Capture>> {
+/// Runs a query against an index (one root's, or several roots' merged).
+pub fn run_query(
+    index: &(impl CaptureSource + ?Sized),
+    query: &CdxQuery,
+) -> std::io::Result<Vec<Capture>> {
     let (match_type, url) = query.effective();
     let (start, end) = key_range(&url, match_type);
     let mut captures = Vec::new();
-    index.scan_range(&start, Some(&end), |capture| captures.push(capture))?;
+    index.scan_captures(&start, Some(&end), &mut |capture| captures.push(capture))?;
     // Keys ascending, then the line bytes, as a byte-sorted CDXJ file has them.
     let mut rows: Vec<(String, Capture)> =
         captures.into_iter().map(|c| (cdxj_line(&c), c)).collect();

@@ -99,7 +99,7 @@ fn scan_urls(
         group.clear();
     };
     archive
-        .index()
+        .merged_index()
         .scan_range(&start, end.as_deref(), |capture| {
             if !is_replayable(&capture) || capture.url.ends_with("/robots.txt") {
                 return;

@@ -6,8 +6,9 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use crate::index::indexer::original_in_index;
 use crate::index::query::{CdxQuery, MatchType, key_range, run_query};
-use crate::index::{Capture, CaptureIndex};
+use crate::index::{Capture, CaptureIndex, MergedIndex};
 use crate::rdf::{self, ContextSource, ParsedGraph, SNIFF_LEN, choose_syntaxes, parse_graph};
 use crate::warc::time::parse_wayback_timestamp;
 
@@ -74,36 +75,64 @@ impl Document {
     }
 }
 
-/// An archive opened for replay: its root and capture index.
+/// An archive opened for replay: one root, or several roots answered as one archive (see
+/// [`MergedIndex`] for how their captures merge and which root a file is read from).
 pub struct ReplayArchive {
-    root: PathBuf,
-    index: CaptureIndex,
+    index: MergedIndex,
 }
 
 impl ReplayArchive {
     /// Opens the capture index under `<root>/index`.
     pub fn open(root: &Path) -> Result<ReplayArchive, ReplayError> {
-        let dir = root.join("index");
-        if !dir.is_dir() {
-            return Err(ReplayError::NoIndex {
-                root: root.display().to_string(),
-            });
+        ReplayArchive::open_many(&[root.to_path_buf()])
+    }
+
+    /// Opens several roots as one archive: every root's `<root>/index`, merged by urlkey,
+    /// time and then the order given (a capture held by two roots counts once, from the
+    /// first). Fails when a root has no index, or when one WARC file name is in two roots
+    /// with different content.
+    pub fn open_many(roots: &[PathBuf]) -> Result<ReplayArchive, ReplayError> {
+        for root in roots {
+            if !root.join("index").is_dir() {
+                return Err(ReplayError::NoIndex {
+                    root: root.display().to_string(),
+                });
+            }
         }
-        let index = CaptureIndex::open(&dir).map_err(ReplayError::io)?;
-        Ok(ReplayArchive {
-            root: root.to_path_buf(),
-            index,
-        })
+        let index = MergedIndex::open(roots).map_err(ReplayError::io)?;
+        Ok(ReplayArchive { index })
     }
 
-    /// The archive root.
+    /// The archive root (the first one given, when there are several: see
+    /// [`ReplayArchive::root_of`] for the root of a capture's file).
     pub fn root(&self) -> &Path {
-        &self.root
+        self.index.roots().next().unwrap_or(Path::new("."))
     }
 
-    /// The capture index.
+    /// Every root, in the order given.
+    pub fn roots(&self) -> Vec<&Path> {
+        self.index.roots().collect()
+    }
+
+    /// The root whose `warc/` holds `filename` (a capture's or a revisit original's file).
+    pub fn root_of(&self, filename: &str) -> &Path {
+        self.index.root_of(filename)
+    }
+
+    /// The first root's capture index (the whole archive when there is one root; use
+    /// [`ReplayArchive::merged_index`] to see every root).
     pub fn index(&self) -> &CaptureIndex {
+        self.index.first()
+    }
+
+    /// The captures of every root, merged.
+    pub fn merged_index(&self) -> &MergedIndex {
         &self.index
+    }
+
+    /// Reloads every root's index to see its latest commit.
+    pub fn reload(&self) -> Result<(), ReplayError> {
+        self.index.reload().map_err(ReplayError::io)
     }
 
     /// The captures of exactly `url` (case-sensitive beyond the SURT) that stand for an
@@ -178,7 +207,13 @@ impl ReplayArchive {
         } else {
             (capture.filename.clone(), capture.offset)
         };
-        read_response(&self.root, &filename, offset, MAX_PAYLOAD_BYTES).map_err(ReplayError::io)
+        read_response(
+            self.root_of(&filename),
+            &filename,
+            offset,
+            MAX_PAYLOAD_BYTES,
+        )
+        .map_err(ReplayError::io)
     }
 
     /// The document `url` was at `date`: resolved, checked to be a successful answer, parsed.
@@ -240,11 +275,24 @@ impl ReplayArchive {
         parse_graph(&body, &syntaxes, &capture.url, &contexts).map_err(ReplayError::Rdf)
     }
 
-    /// Where a revisit's original payload lies.
+    /// Where a revisit's original payload lies: as the index resolved it, else found by the
+    /// indexer's rules ([`original_in_index`]) in every root, since a node's revisit may
+    /// refer to a capture another node made.
     fn original_location(&self, revisit: &Capture) -> Result<(String, u64), ReplayError> {
         if let Some(original) = &revisit.original {
             return Ok((original.filename.clone(), original.offset));
         }
+        let found = original_in_index(&self.index, revisit).map_err(ReplayError::io)?;
+        let legacy = || self.original_by_refers_to(revisit);
+        match found {
+            Some(location) => Ok((location.filename, location.offset)),
+            None => legacy(),
+        }
+    }
+
+    /// The original a revisit names by `WARC-Refers-To-Target-URI`, payload digest and
+    /// (when given) `WARC-Refers-To-Date` exactly.
+    fn original_by_refers_to(&self, revisit: &Capture) -> Result<(String, u64), ReplayError> {
         let unresolved = || ReplayError::UnresolvedRevisit {
             url: revisit.url.clone(),
             timestamp: revisit.timestamp.clone(),
