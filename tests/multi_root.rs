@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{generated, ldwarc, run, stdout_ok};
+use crate::serve_server::LdwarcServer;
+use common::{generated, ldwarc, query_encode, run, stdout_ok};
 use ldwarc::replay::{ReplayArchive, is_replayable};
 
 /// Runs `ldwarc <args> --root R…` for every root given.
@@ -193,6 +194,57 @@ fn several_roots_answer_as_one_root_holding_every_file() {
             );
         }
     }
+}
+
+/// `ldwarc serve` over the three roots answers CDX queries, `id_` replays and TimeMaps as the
+/// server over one root holding every file does.
+#[test]
+fn serve_over_several_roots_answers_as_one_root() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (all, nodes, urls) = split_archive(dir.path());
+    let single = LdwarcServer::start(&all, &[]);
+    let extra: Vec<String> = nodes[1..]
+        .iter()
+        .flat_map(|root| ["--root".to_string(), root.display().to_string()])
+        .collect();
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let merged = LdwarcServer::start(&nodes[0], &extra);
+    let mut replays = 0;
+    for url in &urls {
+        let encoded = query_encode(url);
+        for path in [
+            format!("/cdx?url={encoded}&output=json"),
+            format!("/cdx?url={encoded}&matchType=host&limit=20"),
+            format!("/timemap/link/{url}"),
+        ] {
+            let (expected, got) = (single.get(&path), merged.get(&path));
+            assert_eq!(expected.status, got.status, "{path}");
+            // TimeMaps name the server they came from.
+            let neutral = |text: String, server: &LdwarcServer| {
+                text.replace(&format!("127.0.0.1:{}", server.port), "<server>")
+            };
+            assert_eq!(
+                neutral(expected.text(), &single),
+                neutral(got.text(), &merged),
+                "{path}"
+            );
+        }
+        let archive = ReplayArchive::open(&all).expect("open the archive");
+        for capture in archive.captures(url).expect("captures") {
+            if !is_replayable(&capture) || !url.is_ascii() || url.contains('#') {
+                continue;
+            }
+            let path = format!("/web/{}id_/{url}", capture.timestamp);
+            let (expected, got) = (single.get(&path), merged.get(&path));
+            assert_eq!(expected.status, got.status, "{path}");
+            // Error answers name the damaged record's file under its own root.
+            if expected.status < 400 {
+                assert_eq!(expected.body, got.body, "{path}: body");
+                replays += 1;
+            }
+        }
+    }
+    assert!(replays >= 20, "only {replays} replays compared");
 }
 
 #[test]

@@ -16,6 +16,7 @@
 
 use crate::cdx_queries;
 use crate::common;
+use crate::serve_server::LdwarcServer;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -152,7 +153,9 @@ fn pywb_serves_ldwarc_zipnum_index() {
     }]);
 
     compare_queries(&pywb, &index, &root, &rows_of(&export));
-    compare_pages(&pywb, &index, &lines);
+    let zipnum_arg = idx_path.display().to_string();
+    let server = LdwarcServer::start(&root, &["--zipnum", &zipnum_arg]);
+    compare_pages(&pywb, &server, &index, &lines);
     compare_replay(&pywb, &archive.captures);
 }
 
@@ -255,8 +258,9 @@ const PAGED: &[(&str, &str)] = &[
     ("nowhere.invalid", "domain"),
 ];
 
-/// `showNumPages`, `showPagedIndex` and every page, against the reader and the export.
-fn compare_pages(pywb: &Pywb, index: &ZipNumIndex, lines: &[&str]) {
+/// `showNumPages`, `showPagedIndex` and every page, against the reader and the export, and
+/// `ldwarc serve --zipnum` against pywb.
+fn compare_pages(pywb: &Pywb, server: &LdwarcServer, index: &ZipNumIndex, lines: &[&str]) {
     let mut multi_page = 0;
     for &(url, match_type) in PAGED {
         let base = format!(
@@ -286,6 +290,14 @@ fn compare_pages(pywb: &Pywb, index: &ZipNumIndex, lines: &[&str]) {
                 .unwrap_or_else(|e| panic!("{what}: showNumPages {:?}: {e}", answer.text()));
             let ours: Value = serde_json::from_str(&info.to_json()).expect("page info JSON");
             assert_eq!(theirs, ours, "{what}: showNumPages");
+            let served = server.get(&format!(
+                "{}{size_param}&showNumPages=true",
+                serve_path(&base)
+            ));
+            assert_eq!(served.status, 200, "{what}: serve: {}", served.text());
+            let served: Value = serde_json::from_str(served.text().trim())
+                .unwrap_or_else(|e| panic!("{what}: serve showNumPages {:?}: {e}", served.text()));
+            assert_eq!(served, theirs, "{what}: serve showNumPages");
             if info.pages > 1 {
                 multi_page += 1;
             }
@@ -309,6 +321,19 @@ fn compare_pages(pywb: &Pywb, index: &ZipNumIndex, lines: &[&str]) {
                 // pywb matches exact URLs by SURT only; the reader's lines are the raw range.
                 assert_eq!(theirs_rows, ours_rows, "{what} page {page}");
                 walked.extend(ours);
+                let served_page = server.get(&serve_path(&page_path));
+                assert_eq!(served_page.status, 200, "{what} page {page}: serve");
+                // The server applies the exact-URL check pywb's SURT match does not: compare
+                // with pywb's rows for ranges wider than one URL, and contain them otherwise.
+                let served_rows = parse_answer(&served_page.text(), true, true, "serve page");
+                if match_type == "exact" {
+                    assert!(
+                        served_rows.iter().all(|row| theirs_rows.contains(row)),
+                        "{what} page {page}: serve"
+                    );
+                } else {
+                    assert_eq!(served_rows, theirs_rows, "{what} page {page}: serve");
+                }
 
                 let paged_index = pywb.get(&format!(
                     "{base}{size_param}&page={page}&showPagedIndex=true&output=text"
@@ -323,12 +348,37 @@ fn compare_pages(pywb: &Pywb, index: &ZipNumIndex, lines: &[&str]) {
                     .map(|l| l.trim_end().to_string())
                     .collect();
                 assert_eq!(got, expected, "{what} page {page}: showPagedIndex");
+                let served_index = server.get(&format!(
+                    "{}{size_param}&page={page}&showPagedIndex=true",
+                    serve_path(&base)
+                ));
+                let served_lines: Vec<String> =
+                    served_index.text().lines().map(str::to_string).collect();
+                assert_eq!(
+                    served_lines, expected,
+                    "{what} page {page}: serve showPagedIndex"
+                );
             }
             assert_eq!(walked, in_range, "{what}: pages cover the range once");
             // One page too far: pywb refuses it, and so does the reader.
             if info.pages > 0 {
                 let beyond = pywb.get(&format!("{base}{size_param}&page={}", info.pages));
                 assert_ne!(beyond.status, 200, "{what}: page {} exists", info.pages);
+                let served_beyond = server.get(&format!(
+                    "{}{size_param}&page={}",
+                    serve_path(&base),
+                    info.pages
+                ));
+                assert_eq!(
+                    served_beyond.status, 400,
+                    "{what}: serve page {}",
+                    info.pages
+                );
+                assert!(
+                    served_beyond.text().contains("invalid"),
+                    "{}",
+                    served_beyond.text()
+                );
                 let request = PageRequest {
                     page: info.pages,
                     page_size: size,
@@ -338,6 +388,11 @@ fn compare_pages(pywb: &Pywb, index: &ZipNumIndex, lines: &[&str]) {
         }
     }
     assert!(multi_page >= 8, "only {multi_page} multi-page walks");
+}
+
+/// The same request to `ldwarc serve`, whose CDX API is at `/cdx`.
+fn serve_path(pywb_path: &str) -> String {
+    pywb_path.replacen("/zip/cdx", "/cdx", 1)
 }
 
 /// `id_` replay through the ZipNum index returns the archived payloads.

@@ -4,14 +4,14 @@ use std::net::{SocketAddr, ToSocketAddrs};
 
 use clap::Args;
 
-use super::RootArg;
+use super::replay_commands::RootsArg;
 use crate::serve::{Limits, ServeConfig, run};
 
 /// Arguments of `ldwarc serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     #[command(flatten)]
-    root: RootArg,
+    roots: RootsArg,
     /// Address to listen on (port 0 picks a free port; the address is printed). Binding to a
     /// non-loopback address needs --token.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
@@ -37,6 +37,12 @@ pub struct ServeArgs {
     /// index order stream, whatever their size).
     #[arg(long, default_value_t = 250_000, value_name = "N")]
     max_cdx_rows: usize,
+    /// Answer CDX queries from this ZipNum index (a directory holding index.idx, or the .idx
+    /// file; `ldwarc cdx --zipnum DIR` writes one) instead of the capture index, with pywb's
+    /// pagination: page, pageSize, showNumPages, showPagedIndex. Replay still uses the
+    /// capture index.
+    #[arg(long, value_name = "PATH")]
+    zipnum: Option<std::path::PathBuf>,
 }
 
 /// `ldwarc serve`: runs until killed. Exit status 2 for a configuration the server refuses.
@@ -55,10 +61,11 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
         ..Limits::default()
     };
     let config = ServeConfig {
-        root: args.root.root,
+        roots: args.roots.roots,
         bind,
         token: args.token,
         limits,
+        zipnum: args.zipnum,
     };
     match run(config) {
         Ok(()) => Ok(0),

@@ -20,7 +20,9 @@ use crate::index::cdxj::{cdxj_line, push_json_string};
 use crate::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, apply, field_value, key_range, render,
 };
-use crate::index::{Capture, CaptureIndex};
+use crate::index::zipnum::{self, PageRequest, ZipNumIndex};
+use crate::index::Capture;
+use crate::index::merged::MergedIndex;
 
 use super::memento::http_date;
 use super::stream::{BodyWriter, Failure, small_inline_or_streamed, streamed};
@@ -55,6 +57,20 @@ pub(crate) struct CdxRequest {
     collapse: Vec<(String, Option<usize>)>,
     show_resume_key: bool,
     resume_after: Option<String>,
+    /// ZipNum pagination: `page` and `pageSize` (blocks per page).
+    page: Option<usize>,
+    page_size: Option<usize>,
+    /// `showNumPages=true` / `showPagedIndex=true`.
+    paging_question: Option<PagingQuestion>,
+}
+
+/// A question about pages rather than rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PagingQuestion {
+    /// `showNumPages=true`: `{"pages", "pageSize", "blocks"}`.
+    NumPages,
+    /// `showPagedIndex=true`: the `.idx` lines of the page.
+    PagedIndex,
 }
 
 /// `GET /cdx`.
@@ -72,6 +88,16 @@ async fn endpoint(state: AppStateRef, uri: Uri, dialect: Dialect) -> Response {
         Ok(request) => request,
         Err(message) => return text_response(StatusCode::BAD_REQUEST, &format!("{message}\n")),
     };
+    if let Some(question) = request.paging_question {
+        let content_type = match question {
+            PagingQuestion::NumPages => "application/json",
+            PagingQuestion::PagedIndex => "text/plain",
+        };
+        return streamed(&state, content_type, move |state, out| {
+            answer_paging(state, &request, question, out)
+        })
+        .await;
+    }
     let content_type = Layout::of(&request).content_type();
     // One URL's captures are one term lookup: small enough to try on this thread.
     if request.query.effective().0 == MatchType::Exact {
@@ -89,7 +115,7 @@ async fn endpoint(state: AppStateRef, uri: Uri, dialect: Dialect) -> Response {
 /// Writes the answer to `request` into `out`: streamed in scan order when the order of the
 /// rows is the index's, else selected in memory first (at most `max_cdx_rows`).
 fn answer(state: &AppState, request: &CdxRequest, out: &mut BodyWriter) -> Result<(), Failure> {
-    let index = state.archive.index();
+    let index = CdxSource::of(state, request)?;
     let max_rows = state.limits.max_cdx_rows;
     let mut rows = RowRenderer::new(request);
     if in_scan_order(request) {
@@ -104,6 +130,87 @@ fn answer(state: &AppState, request: &CdxRequest, out: &mut BodyWriter) -> Resul
     }
     rows.finish(selected.resume_key.as_deref(), out.buffer());
     Ok(())
+}
+
+/// Answers `showNumPages` / `showPagedIndex`, which only a ZipNum index can.
+fn answer_paging(
+    state: &AppState,
+    request: &CdxRequest,
+    question: PagingQuestion,
+    out: &mut BodyWriter,
+) -> Result<(), Failure> {
+    let zipnum = state.zipnum.as_ref().ok_or_else(no_zipnum)?;
+    let bounds = Bounds::of(request);
+    let page_size = request.page_size.unwrap_or(zipnum::DEFAULT_PAGE_SIZE);
+    match question {
+        PagingQuestion::NumPages => {
+            let info = zipnum
+                .page_info(&bounds.start, &bounds.end, page_size)
+                .map_err(paging_failure)?;
+            out.buffer().extend_from_slice(info.to_json().as_bytes());
+            out.buffer().push(b'\n');
+        }
+        PagingQuestion::PagedIndex => {
+            let page = PageRequest {
+                page: request.page.unwrap_or(0),
+                page_size,
+            };
+            let entries = zipnum
+                .page_entries(&bounds.start, &bounds.end, page)
+                .map_err(paging_failure)?;
+            for entry in entries {
+                out.buffer().extend_from_slice(entry.to_line().as_bytes());
+                out.buffer().push(b'\n');
+                if !out.flush_if_full() {
+                    return Ok(());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn no_zipnum() -> Failure {
+    Failure::new(
+        StatusCode::BAD_REQUEST,
+        "pagination (page, pageSize, showNumPages, showPagedIndex) needs a ZipNum index: \
+         start the server with --zipnum DIR (ldwarc cdx --zipnum DIR writes one)\n",
+    )
+}
+
+/// An invalid page is the client's mistake (pywb's message); anything else is the server's.
+fn paging_failure(error: std::io::Error) -> Failure {
+    let status = if error.kind() == std::io::ErrorKind::InvalidInput {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::INTERNAL_SERVER_ERROR
+    };
+    Failure::new(status, format!("{error}\n"))
+}
+
+/// Where a request's rows come from: the capture index, or the ZipNum index the server was
+/// given (one page of it when the request names a page or a page size).
+#[derive(Clone, Copy)]
+enum CdxSource<'a> {
+    Index(&'a MergedIndex),
+    ZipNum(&'a ZipNumIndex, Option<PageRequest>),
+}
+
+impl<'a> CdxSource<'a> {
+    fn of(state: &'a AppState, request: &CdxRequest) -> Result<CdxSource<'a>, Failure> {
+        let paged = request.page.is_some() || request.page_size.is_some();
+        match &state.zipnum {
+            Some(zipnum) => Ok(CdxSource::ZipNum(
+                zipnum,
+                paged.then(|| PageRequest {
+                    page: request.page.unwrap_or(0),
+                    page_size: request.page_size.unwrap_or(zipnum::DEFAULT_PAGE_SIZE),
+                }),
+            )),
+            None if paged => Err(no_zipnum()),
+            None => Ok(CdxSource::Index(state.archive.merged_index())),
+        }
+    }
 }
 
 /// Parses the query string of a CDX request.
@@ -123,6 +230,9 @@ pub(crate) fn parse_request(query_string: &str, dialect: Dialect) -> Result<CdxR
         collapse: Vec::new(),
         show_resume_key: false,
         resume_after: None,
+        page: None,
+        page_size: None,
+        paging_question: None,
     };
     let mut sort = None;
     for (name, value) in url::form_urlencoded::parse(query_string.as_bytes()) {
@@ -150,6 +260,14 @@ pub(crate) fn parse_request(query_string: &str, dialect: Dialect) -> Result<CdxR
             "collapse" => request.collapse.push(parse_collapse(&value)?),
             "showResumeKey" => request.show_resume_key = value == "true",
             "resumeKey" => request.resume_after = Some(decode_resume_key(&value)?),
+            "page" => request.page = Some(number(&value, "page")?),
+            "pageSize" => request.page_size = Some(number(&value, "pageSize")?.max(1)),
+            "showNumPages" if value == "true" => {
+                request.paging_question = Some(PagingQuestion::NumPages)
+            }
+            "showPagedIndex" if value == "true" => {
+                request.paging_question = Some(PagingQuestion::PagedIndex)
+            }
             _ => {}
         }
     }
@@ -167,6 +285,9 @@ pub(crate) fn parse_request(query_string: &str, dialect: Dialect) -> Result<CdxR
         && (query.closest.is_some() || query.sort != SortOrder::Ascending)
     {
         return Err("resumeKey only pages results in ascending order".into());
+    }
+    if request.resume_after.is_some() && request.page.is_some() {
+        return Err("resumeKey and page are two ways of paging: give one".into());
     }
     request.query = query;
     Ok(request)
@@ -259,7 +380,19 @@ fn decode_resume_key(value: &str) -> Result<String, String> {
 /// Why a selection failed.
 pub(crate) enum SelectError {
     TooMany,
+    /// The request asks for something that does not exist (a page past the last).
+    Invalid(String),
     Io(String),
+}
+
+impl From<std::io::Error> for SelectError {
+    fn from(error: std::io::Error) -> Self {
+        if error.kind() == std::io::ErrorKind::InvalidInput {
+            SelectError::Invalid(error.to_string())
+        } else {
+            SelectError::Io(error.to_string())
+        }
+    }
 }
 
 impl SelectError {
@@ -274,6 +407,9 @@ impl SelectError {
                      it with from/to, a filter or a limit, or page with showResumeKey=true\n"
                 ),
             ),
+            SelectError::Invalid(message) => {
+                Failure::new(StatusCode::BAD_REQUEST, format!("{message}\n"))
+            }
             SelectError::Io(message) => {
                 Failure::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{message}\n"))
             }
@@ -315,12 +451,35 @@ impl Bounds {
     /// Hands every capture in the bounds to `visit`, urlkey by urlkey. An exact match is one
     /// urlkey (`key_range` starts the range at it, and the exact-URL check drops any other
     /// key the range holds), looked up directly instead of scanned for.
-    fn scan(&self, index: &CaptureIndex, visit: impl FnMut(Capture)) -> std::io::Result<()> {
-        if self.exact.is_some() {
-            index.lookup(&self.start)?.into_iter().for_each(visit);
-            return Ok(());
+    fn scan(&self, source: CdxSource<'_>, mut visit: impl FnMut(Capture)) -> std::io::Result<()> {
+        match source {
+            CdxSource::Index(index) if self.exact.is_some() => {
+                index.lookup(&self.start)?.into_iter().for_each(visit);
+                Ok(())
+            }
+            CdxSource::Index(index) => index.scan_range(&self.start, Some(&self.end), visit),
+            CdxSource::ZipNum(zipnum, None) => {
+                zipnum.scan_range(&self.start, Some(&self.end), visit)
+            }
+            CdxSource::ZipNum(zipnum, Some(page)) => {
+                let mut bad_line = None;
+                zipnum.page_lines(&self.start, &self.end, page, |line| {
+                    match zipnum::parse_cdxj_line(line) {
+                        Ok(capture) => visit(capture),
+                        Err(message) => {
+                            bad_line.get_or_insert(message);
+                        }
+                    }
+                })?;
+                match bad_line {
+                    Some(message) => Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("{}: {message}", zipnum.idx_path().display()),
+                    )),
+                    None => Ok(()),
+                }
+            }
         }
-        index.scan_range(&self.start, Some(&self.end), visit)
     }
 }
 
@@ -356,7 +515,7 @@ fn settle_group(
 /// Writes the rows of an in-scan-order request as the scan finds them: memory holds one
 /// urlkey's captures (at most `max_rows`) and the pieces waiting for the client.
 fn stream_rows(
-    index: &CaptureIndex,
+    index: CdxSource<'_>,
     request: &CdxRequest,
     max_rows: usize,
     renderer: RowRenderer<'_>,
@@ -381,7 +540,7 @@ fn stream_rows(
     };
     bounds
         .scan(index, |capture| flow.push(capture))
-        .map_err(|e| SelectError::Io(e.to_string()).answer(max_rows))?;
+        .map_err(|e| SelectError::from(e).answer(max_rows))?;
     flow.end_group();
     if flow.too_many {
         return Err(SelectError::TooMany.answer(max_rows));
@@ -477,7 +636,7 @@ impl RowFlow<'_, '_> {
 /// Runs the request against the index in memory (for orders other than the scan's), keeping
 /// at most `max_rows` captures.
 fn select(
-    index: &CaptureIndex,
+    index: CdxSource<'_>,
     request: &CdxRequest,
     max_rows: usize,
 ) -> Result<Selected, SelectError> {
@@ -495,7 +654,7 @@ fn select(
     };
     bounds
         .scan(index, |capture| collector.push(capture))
-        .map_err(|e| SelectError::Io(e.to_string()))?;
+        .map_err(SelectError::from)?;
     collector.flush();
     if collector.too_many {
         return Err(SelectError::TooMany);

@@ -36,6 +36,7 @@ use axum::routing::get;
 
 use crate::index::Capture;
 use crate::index::surt::{SurtOptions, surt, surt_with};
+use crate::index::zipnum::ZipNumIndex;
 use crate::replay::{ReplayArchive, ReplayError, is_replayable, sort_by_time};
 
 pub use limits::Limits;
@@ -43,8 +44,8 @@ pub use limits::Limits;
 /// What `ldwarc serve` serves and how.
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
-    /// The archive root (holds `warc/` and `index/`).
-    pub root: PathBuf,
+    /// The archive roots (each holds `warc/` and `index/`), answered as one archive.
+    pub roots: Vec<PathBuf>,
     /// Address to listen on.
     pub bind: SocketAddr,
     /// Secret every request must carry (`Authorization: Bearer …`, the `ldwarc_token`
@@ -52,6 +53,9 @@ pub struct ServeConfig {
     pub token: Option<String>,
     /// Request size, time and query-cost limits.
     pub limits: Limits,
+    /// A ZipNum index to answer CDX queries from (with pagination) instead of the capture
+    /// index; replay still uses the capture index.
+    pub zipnum: Option<PathBuf>,
 }
 
 /// Why the server could not start.
@@ -73,6 +77,7 @@ pub enum ServeError {
 /// Shared by every request.
 pub(crate) struct AppState {
     pub(crate) archive: ReplayArchive,
+    pub(crate) zipnum: Option<ZipNumIndex>,
     pub(crate) token: Option<String>,
     pub(crate) limits: Limits,
     pub(crate) bind: SocketAddr,
@@ -89,7 +94,7 @@ impl AppState {
     pub(crate) fn captures(&self, url: &str) -> Result<Vec<Capture>, ReplayError> {
         let mut captures = self
             .archive
-            .index()
+            .merged_index()
             .lookup(&surt(url))
             .map_err(ReplayError::io)?;
         let exact = ExactUrl::new(url);
@@ -139,9 +144,16 @@ fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
         return Err(ServeError::NeedsToken(config.bind));
     }
     let archive =
-        ReplayArchive::open(&config.root).map_err(|e| ServeError::Archive(e.to_string()))?;
+        ReplayArchive::open_many(&config.roots).map_err(|e| ServeError::Archive(e.to_string()))?;
+    let zipnum = match &config.zipnum {
+        Some(path) => {
+            Some(ZipNumIndex::open(path).map_err(|e| ServeError::Archive(e.to_string()))?)
+        }
+        None => None,
+    };
     Ok(Arc::new(AppState {
         archive,
+        zipnum,
         token: config.token.clone(),
         limits: config.limits.clone(),
         bind: config.bind,
@@ -188,8 +200,13 @@ pub fn run(config: ServeConfig) -> Result<(), ServeError> {
         let address = listener.local_addr()?;
         println!(
             "ldwarc serve: listening on http://{address} (archive {}, {} captures)",
-            config.root.display(),
-            state.archive.index().len()
+            config
+                .roots
+                .iter()
+                .map(|root| root.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            state.archive.merged_index().len()
         );
         use std::io::Write as _;
         std::io::stdout().flush()?;
@@ -210,7 +227,7 @@ fn spawn_index_reloader(state: State) {
         loop {
             tokio::time::sleep(Duration::from_secs(30)).await;
             let state = state.clone();
-            let _ = tokio::task::spawn_blocking(move || state.archive.index().reload()).await;
+            let _ = tokio::task::spawn_blocking(move || state.archive.reload()).await;
         }
     });
 }
@@ -294,10 +311,11 @@ mod tests {
     #[test]
     fn non_loopback_binds_need_a_token() {
         let config = ServeConfig {
-            root: PathBuf::from("/nonexistent"),
+            roots: vec![PathBuf::from("/nonexistent")],
             bind: "0.0.0.0:8080".parse().unwrap(),
             token: None,
             limits: Limits::default(),
+            zipnum: None,
         };
         assert!(matches!(prepare(&config), Err(ServeError::NeedsToken(_))));
         let loopback = ServeConfig {

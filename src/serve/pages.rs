@@ -129,7 +129,7 @@ pub(crate) async fn search(
             }),
             ..CdxQuery::new(&url)
         };
-        let captures = match run_query(state.archive.index(), &query) {
+        let captures = match run_query(state.archive.merged_index(), &query) {
             Ok(captures) => captures,
             Err(e) => return error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
         };
@@ -443,7 +443,7 @@ impl Overview {
     fn compute(state: &AppState) -> std::io::Result<Overview> {
         let mut overview = Overview::default();
         let mut group: Vec<Capture> = Vec::new();
-        state.archive.index().scan_range("", None, |capture| {
+        state.archive.merged_index().scan_range("", None, |capture| {
             if !is_replayable(&capture) {
                 return;
             }

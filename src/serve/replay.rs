@@ -247,7 +247,7 @@ fn archived_response(
     negotiated: bool,
 ) -> Result<ArchivedResponse, ReplayError> {
     if !negotiated && capture.record_type == "revisit" && capture.status == Some(304) {
-        let root = state.archive.root();
+        let root = state.archive.root_of(&capture.filename);
         return read_response(root, &capture.filename, capture.offset, MAX_PAYLOAD_BYTES)
             .map_err(ReplayError::io);
     }

@@ -280,6 +280,7 @@ mod tests {
         let archive = crate::replay::ReplayArchive::open(root).unwrap();
         std::sync::Arc::new(AppState {
             archive,
+            zipnum: None,
             token: None,
             limits: Limits {
                 request_time: Duration::from_secs(2),
