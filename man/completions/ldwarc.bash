@@ -227,7 +227,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-h --root --hops --delay --max-crawl-delay --concurrency --timeout --max-body --user-agent --accept --follow-predicate --proxy --resolve --resume --no-conditional --json --help"
+            opts="-h --root --hops --delay --max-crawl-delay --concurrency --timeout --max-body --user-agent --accept --follow-predicate --proxy --resolve --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -278,6 +278,26 @@ _ldwarc() {
                     return 0
                     ;;
                 --resolve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --crawl-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-plds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1063,7 +1083,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__serve)
-            opts="-h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --help"
+            opts="-h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --zipnum --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1090,6 +1110,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --max-cdx-rows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --zipnum)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -65,7 +65,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l zipnum -d 'Write a
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l lines-per-block -d 'CDXJ lines per gzip block of a ZipNum index' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l blocks-per-shard -d 'Blocks per shard file of a ZipNum index' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l match -d 'How the URL selects captures (default: exact, or inferred from `*.host` / `prefix*`)' -r -f -a "exact\t'The URL itself (and, unlike pywb, only captures whose URL matches case-exactly)'
 prefix\t'Every URL starting with the query URL'
 host\t'Every URL of the host'
@@ -95,26 +95,32 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l accept -d 'Accep
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l follow-predicate -d 'Follow only objects of this predicate (repeatable; default: every IRI is a link)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l proxy -d 'HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resolve -d 'Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l state -d 'Keep the frontier, crawl log and URL state in this shared PostgreSQL database (postgres://user:password@host:port/db) instead of under the root: several nodes crawl together, each holding leases on the pay-level domains it fetches' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l node -d 'This node\'s name, in every WARC file name and on its leases [default: the host name]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l crawl-id -d 'With --state: work on this crawl' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-plds -d 'With --state: pay-level domain leases held at once [default: --concurrency]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l lease-ttl -d 'With --state: seconds a lease lasts unless renewed; a dead node\'s domains are taken over after this [default: 30]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resume -d 'Continue the last interrupted crawl where it stopped'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l no-conditional -d 'Do not send If-None-Match / If-Modified-Since from earlier captures'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join -d 'With --state: work on the latest unfinished crawl instead of starting one'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l json -d 'Print the summary as one JSON object on stdout'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l format -d 'Output syntax of the graph (default: nt, or nq when the document has named graphs)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l pick -d 'Which capture answers: the latest at or before DATE, or the closest on either side' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l raw -d 'Write the archived payload bytes as they were served (Content-Encoding kept)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l json -d 'One JSON object per capture'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l prefix -d 'Only URLs starting with this prefix' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l host -d 'Only URLs on this host' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l format -d 'Output syntax: N-Quads (graph name = document URL) or TriG' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s o -l output -d 'Write to FILE instead of standard output (replaced only when complete)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l format -d 'Output: RDF Patch (A/D lines), N-Triples with +/- prefixes, or SPARQL Update' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l prefix -d 'Only URLs starting with this prefix' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l host -d 'Only URLs on this host' -r
@@ -181,12 +187,13 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l now -d 'Fix th
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l once -d 'Run one cycle and exit (for cron); otherwise run a cycle every --every'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l json -d 'One JSON object per cycle (and per --truth URL) on stdout instead of text'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed). Binding to a non-loopback address needs --token' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l token -d 'Secret every request must carry: `Authorization: Bearer <token>`, or `?token=<token>` once (a cookie then keeps it). Required for non-loopback binds' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l request-timeout -d 'Seconds a request may compute before it is answered 503' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l head-timeout -d 'Seconds a connection may take to send a request head (from its accept or from the last answer): slower or idle clients are disconnected' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l max-cdx-rows -d 'Most captures a CDX query may hold in memory before it is refused (403): one URL\'s captures, or the whole answer for sort=reverse, closest= and limit=-N (answers in index order stream, whatever their size)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l zipnum -d 'Answer CDX queries from this ZipNum index (a directory holding index.idx, or the .idx file; `ldwarc cdx --zipnum DIR` writes one) instead of the capture index, with pywb\'s pagination: page, pageSize, showNumPages, showPagedIndex. Replay still uses the capture index' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -s h -l help -d 'Print help'

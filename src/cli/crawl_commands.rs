@@ -8,7 +8,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::output;
-use crate::crawl::{CrawlConfig, CrawlOptions, CrawlProgress, CrawlSummary, crawl, parse_seconds};
+use crate::crawl::{
+    CrawlConfig, CrawlOptions, CrawlProgress, CrawlSummary, JoinCrawl, check_node_name, crawl,
+    parse_seconds,
+};
 
 /// Arguments of `ldwarc crawl`.
 #[derive(Debug, Args)]
@@ -57,6 +60,27 @@ pub struct CrawlArgs {
     /// Do not send If-None-Match / If-Modified-Since from earlier captures.
     #[arg(long)]
     no_conditional: bool,
+    /// Keep the frontier, crawl log and URL state in this shared PostgreSQL database
+    /// (postgres://user:password@host:port/db) instead of under the root: several nodes
+    /// crawl together, each holding leases on the pay-level domains it fetches.
+    #[arg(long, value_name = "POSTGRES-URL")]
+    state: Option<String>,
+    /// This node's name, in every WARC file name and on its leases [default: the host name].
+    #[arg(long, value_name = "NAME")]
+    node: Option<String>,
+    /// With --state: work on the latest unfinished crawl instead of starting one.
+    #[arg(long, conflicts_with = "crawl_id")]
+    join: bool,
+    /// With --state: work on this crawl.
+    #[arg(long, value_name = "ID")]
+    crawl_id: Option<i64>,
+    /// With --state: pay-level domain leases held at once [default: --concurrency].
+    #[arg(long, value_name = "N")]
+    max_plds: Option<usize>,
+    /// With --state: seconds a lease lasts unless renewed; a dead node's domains are taken
+    /// over after this [default: 30].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, hide = true)]
+    lease_ttl: Option<Duration>,
     /// Print the summary as one JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -120,10 +144,46 @@ fn options_from(root: PathBuf, args: &CrawlArgs) -> Result<CrawlOptions, String>
         options.resolve = args.resolve.clone();
     }
     options.resume = args.resume;
+    shared_options(args, &mut options)?;
     if args.no_conditional {
         options.conditional = false;
     }
     Ok(options)
+}
+
+/// The flags of a crawl over a shared PostgreSQL store.
+fn shared_options(args: &CrawlArgs, options: &mut CrawlOptions) -> Result<(), String> {
+    if args.state.is_some() {
+        options.state = args.state.clone();
+    }
+    if let Some(node) = &args.node {
+        check_node_name(node)?;
+        options.node = Some(node.clone());
+    }
+    if let Some(ttl) = args.lease_ttl {
+        options.lease_ttl = ttl;
+    }
+    if let Some(max) = args.max_plds {
+        if max == 0 {
+            return Err("--max-plds must be at least 1".into());
+        }
+        options.max_plds = Some(max);
+    }
+    options.join = match (args.join, args.crawl_id) {
+        (_, Some(id)) => JoinCrawl::Id(id),
+        (true, None) => JoinCrawl::Latest,
+        (false, None) => JoinCrawl::New,
+    };
+    if options.state.is_none() && options.join != JoinCrawl::New {
+        return Err("--join and --crawl-id need --state postgres://…".into());
+    }
+    if options.state.is_some() && options.lease_ttl < options.delay.mul_f64(1.5) {
+        return Err(format!(
+            "--lease-ttl {:.1} s must be at least 1.5 × --delay: a dead node's last request must lie a delay back when its domains are taken over",
+            options.lease_ttl.as_secs_f64()
+        ));
+    }
+    Ok(())
 }
 
 /// Seeds from the command line: URLs, and `@FILE` lists.

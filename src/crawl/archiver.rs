@@ -3,6 +3,12 @@
 //! the crawl log, the URL state and the frontier changes in one transaction after the WARC
 //! bytes reached the operating system. A crawl killed at any point loses at most the fetch
 //! in flight, and a fetch in the log is always in the archive.
+//!
+//! With a shared PostgreSQL store ([`CommitStore::Shared`]) every crawl-log and frontier
+//! write is fenced by this node's PLD lease: a write about a PLD the node no longer holds is
+//! rolled back ([`crate::store::BackendError::LeaseLost`]), its WARC records staying in the
+//! archive as an extra capture, and the new holder fetches the URL again. Lease releases go
+//! through this thread too, so a PLD is released only after its last write committed.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -16,7 +22,8 @@ use crate::archive::{Archive, ArchiveWriter, ArchiveWriterOptions, OPEN_SUFFIX, 
 use crate::index::capture::{RecordLocation, read_captures};
 use crate::index::store::{CaptureIndex, Checkpoint, FileMark, IndexBatch};
 use crate::store::{
-    Change, FetchLogEntry, FrontierEntry, RecordRef, StateStore, StoreError, UrlState,
+    BackendError, BackendResult, BackendTransaction, Change, FencedTransaction, FetchLogEntry,
+    FrontierEntry, PgStateStore, RecordRef, StateBackend, StateStore, StoreError, UrlState,
 };
 use crate::warc::time::format_warc_date;
 use crate::warc::writer::new_record_id;
@@ -40,6 +47,44 @@ pub enum ArchiveJob {
     },
     /// The crawl entered a round.
     Round(u32),
+    /// Shared store: give up these PLD leases, each kept from other nodes for its delay.
+    Release(Vec<(String, Duration)>),
+    /// Shared store: how many URLs of the crawl are queued on any node, counted after
+    /// everything sent before this job committed.
+    CountQueued(tokio::sync::oneshot::Sender<BackendResult<u64>>),
+}
+
+/// Where the archiver commits.
+pub enum CommitStore {
+    /// The embedded store of this archive (this process holds every PLD).
+    Local(StateStore),
+    /// A PostgreSQL store shared by many nodes; writes are fenced by `node`'s leases.
+    Shared {
+        /// The store (boxed: a client is much larger than the embedded store's handle).
+        store: Box<PgStateStore>,
+        /// This node's name, as on its leases.
+        node: String,
+    },
+}
+
+/// The node name fenced writes carry in the embedded store (which ignores it).
+const LOCAL_NODE: &str = "local";
+
+/// Runs `$body` with `$s` bound to the store (either kind) and `$node` to the node name.
+macro_rules! on_store {
+    ($store:expr, $node:ident, $s:ident => $body:expr) => {
+        match $store {
+            CommitStore::Local($s) => {
+                let $node = LOCAL_NODE;
+                $body
+            }
+            CommitStore::Shared { store, node } => {
+                let $s: &mut PgStateStore = store;
+                let $node = node.as_str();
+                $body
+            }
+        }
+    };
 }
 
 /// One fetch and what the crawler made of it.
@@ -100,6 +145,8 @@ pub struct ArchiverStats {
     pub failed: u64,
     /// URLs excluded by robots.txt.
     pub excluded: u64,
+    /// Fetches whose log rows were refused because the PLD's lease was lost meanwhile.
+    pub lease_lost: u64,
 }
 
 /// Options of the archiver.
@@ -122,7 +169,7 @@ pub struct Archiver {
 struct ArchiverState {
     archive: Archive,
     writer: ArchiveWriter,
-    store: StateStore,
+    store: CommitStore,
     checkpoint: Checkpoint,
     crawl: i64,
     pending_index: usize,
@@ -139,6 +186,9 @@ pub enum ArchiverError {
     /// The state store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The state store (either kind) failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
 }
 
 impl Archiver {
@@ -146,7 +196,7 @@ impl Archiver {
     /// and opens the state store.
     pub fn open(
         options: ArchiverOptions,
-        store: StateStore,
+        store: CommitStore,
     ) -> Result<(Self, Vec<crate::archive::Recovery>), ArchiverError> {
         let (writer, recoveries) = ArchiveWriter::open(&options.root, options.writer)?;
         let archive = Archive::new(&options.root);
@@ -213,26 +263,70 @@ impl ArchiverState {
         let crawl = self.crawl;
         match job {
             ArchiveJob::Enqueue(entries) => {
-                self.store.transaction(|t| t.enqueue(crawl, &entries))?;
+                on_store!(&mut self.store, _node, s => StateBackend::transaction(s, |t| {
+                    t.enqueue(crawl, &entries)
+                }))?;
             }
-            ArchiveJob::Round(round) => self.store.set_round(crawl, round)?,
+            ArchiveJob::Round(round) => {
+                // Nodes of a shared crawl each run their own rounds over their PLDs.
+                if let CommitStore::Local(store) = &mut self.store {
+                    store.set_round(crawl, round)?;
+                }
+            }
             ArchiveJob::LogOnly { entry, done } => {
                 match entry.change {
                     Change::Excluded => self.stats.excluded += 1,
                     Change::Failed => self.stats.failed += 1,
                     _ => {}
                 }
-                self.store.transaction(|t| {
-                    t.log_fetch(crawl, &entry)?;
+                let result = on_store!(&mut self.store, node, s => StateBackend::transaction(s, |t| {
+                    t.log_fetch_fenced(node, crawl, &entry)?;
                     if done {
-                        t.mark_done(crawl, &entry.url)?;
+                        t.mark_done_fenced(node, crawl, &entry.url)?;
                     }
                     Ok(())
-                })?;
+                }));
+                self.lease_checked(result, None)?;
             }
             ArchiveJob::Capture(job) => self.capture(*job, batch)?,
+            ArchiveJob::Release(plds) => {
+                if let CommitStore::Shared { store, node } = &mut self.store {
+                    store.release_after(node, crawl, &plds)?;
+                }
+            }
+            ArchiveJob::CountQueued(reply) => {
+                let count = match &mut self.store {
+                    CommitStore::Shared { store, .. } => store.queued_count(crawl),
+                    CommitStore::Local(store) => {
+                        StateBackend::frontier(store, crawl).map(|(queued, _)| queued.len() as u64)
+                    }
+                };
+                // The crawler may have stopped waiting; nothing to do then.
+                let _ = reply.send(count);
+            }
         }
         Ok(())
+    }
+
+    /// A lost lease is no failure of the crawl: the writes were rolled back, the other node
+    /// fetches the URL again, and records already written (`written`) stay as an extra
+    /// capture. Any other error is.
+    fn lease_checked(
+        &mut self,
+        result: BackendResult<()>,
+        written: Option<&str>,
+    ) -> Result<(), ArchiverError> {
+        match result {
+            Err(error) if error.is_lease_lost() => {
+                self.stats.lease_lost += 1;
+                match written {
+                    Some(file) => eprintln!("ldwarc: {error}; its records stay in {file}"),
+                    None => eprintln!("ldwarc: {error}"),
+                }
+                Ok(())
+            }
+            other => Ok(other?),
+        }
     }
 
     fn capture(
@@ -263,7 +357,8 @@ impl ArchiverState {
             record: None,
         };
         let mut new_state = None;
-        let previous = self.store.url_state(&job.url)?;
+        let previous =
+            on_store!(&mut self.store, _node, s => StateBackend::url_state(s, &job.url))?;
         let main_id = new_record_id();
         let companions = Companions {
             request: (!job.fetch.request.is_empty())
@@ -324,18 +419,19 @@ impl ArchiverState {
             });
             self.stats.failed += 1;
         }
-        self.store.transaction(|t| {
-            t.log_fetch(crawl, &entry)?;
+        let result = on_store!(&mut self.store, node, s => StateBackend::transaction(s, |t| {
+            t.log_fetch_fenced(node, crawl, &entry)?;
             if let Some(state) = &new_state {
                 t.set_url_state(&job.url, state)?;
             }
             t.enqueue(crawl, &job.new_urls)?;
             if job.done {
-                t.mark_done(crawl, &job.url)?;
+                t.mark_done_fenced(node, crawl, &job.url)?;
             }
             Ok(())
-        })?;
-        Ok(())
+        }));
+        let written = entry.record.as_ref().map(|r| r.file.clone());
+        self.lease_checked(result, written.as_deref())
     }
 
     /// Reads the records just written back from their file, as `ldwarc index` would, and

@@ -14,15 +14,21 @@ use url::Url;
 
 use super::archived;
 use super::archiver::{
-    ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, ParseSummary,
+    ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, CommitStore, ParseSummary,
 };
-use super::frontier::{Added, Frontier, NewUrl, PldId, UrlId, UrlKind};
+use super::frontier::{
+    Added, Frontier, NewUrl, PldId, UrlId, UrlKind, UrlState as FrontierUrlState,
+};
 use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule};
 use super::options::CrawlOptions;
 use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots_url};
+use super::shared::{self, LeaseEvent, LeaseKeeper, SharedSettings};
 use crate::archive::{ArchiveWriterOptions, pay_level_domain};
 use crate::rdf::{self, ContextSource, LinkOptions};
-use crate::store::{Change, FetchLogEntry, FrontierEntry, StateReader, StateStore, UrlState};
+use crate::store::{
+    BackendResult, Change, FetchLogEntry, FrontierEntry, PgStateStore, StateBackend, StateReader,
+    StateStore, UrlState,
+};
 
 /// How a crawl went.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -43,6 +49,8 @@ pub struct CrawlSummary {
     pub failed: u64,
     /// URLs excluded by robots.txt.
     pub excluded: u64,
+    /// Fetches not logged because this node had lost the PLD's lease (shared store).
+    pub lease_lost: u64,
     /// Payload bytes received.
     pub payload_bytes: u64,
     /// Bytes written to WARC files.
@@ -90,29 +98,37 @@ pub enum CrawlError {
     Io(#[from] std::io::Error),
 }
 
-/// Runs a crawl to its end.
+/// What a crawl starts from: the store the archiver commits to, the crawl, and (embedded
+/// store) the stored frontier and a reader for conditional requests.
+struct Opened {
+    commit: CommitStore,
+    crawl: i64,
+    round: u32,
+    resumed: bool,
+    frontier_rows: Option<(Vec<FrontierEntry>, Vec<String>)>,
+    reader: Option<StateReader>,
+    shared: Option<SharedSettings>,
+}
+
+/// Runs a crawl to its end. With a shared (PostgreSQL) store this node crawls the PLDs it
+/// holds leases on, and returns once no URL of the crawl is queued on any node.
 pub fn crawl(
     options: CrawlOptions,
     on_progress: &(dyn Fn(&CrawlProgress) + Sync),
 ) -> Result<CrawlSummary, CrawlError> {
     let started = std::time::Instant::now();
     let client = http_client(&options)?;
-    let state_dir = crate::archive::Archive::new(&options.root).state_dir();
-    let store = StateStore::open(&state_dir).map_err(archiver_error)?;
-    let (crawl_id, resumed_round, resumed) = open_crawl(&store, &options)?;
-    let reader = StateReader::open(&state_dir).map_err(archiver_error)?;
-    let frontier_rows = if resumed {
-        Some(store.frontier(crawl_id).map_err(archiver_error)?)
-    } else {
-        None
+    let opened = match &options.state {
+        Some(database) => open_shared(&options, database)?,
+        None => open_local(&options)?,
     };
     let (archiver, recoveries) = Archiver::open(
         ArchiverOptions {
             root: options.root.clone(),
-            writer: writer_options(&options),
-            crawl: crawl_id,
+            writer: writer_options(&options)?,
+            crawl: opened.crawl,
         },
-        store,
+        opened.commit,
     )?;
     let (jobs, job_receiver) = sync_channel(256);
     let stats = Arc::new(Mutex::new(ArchiverStats::default()));
@@ -129,30 +145,33 @@ pub fn crawl(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let mut crawler = Crawler::new(options, client, reader, jobs, resumed_round);
-    crawler.load(frontier_rows);
+    let shared = match &opened.shared {
+        Some(settings) => Some(SharedFrontier::start(settings.clone())?),
+        None => None,
+    };
+    let crawl_id = opened.crawl;
+    let mut crawler = Crawler::new(options.clone(), client, opened.reader, jobs, opened.round);
+    crawler.shared = shared;
+    crawler.load(opened.frontier_rows);
     let requests = runtime.block_on(crawler.run(&stats, on_progress, started));
     drop(crawler);
     drop(runtime);
     let final_stats = archiver_thread
         .join()
         .map_err(|_| CrawlError::Options("the archiver thread panicked".into()))??;
-    let store = StateStore::open(&state_dir).map_err(archiver_error)?;
     let round = requests.1;
-    store.set_round(crawl_id, round).map_err(archiver_error)?;
-    store
-        .finish_crawl(crawl_id, Utc::now())
-        .map_err(archiver_error)?;
+    finish(&options, &opened.shared, crawl_id, round)?;
     let seconds = started.elapsed().as_secs_f64();
     Ok(CrawlSummary {
         crawl: crawl_id,
-        resumed,
+        resumed: opened.resumed,
         rounds: round,
         requests: requests.0,
         captures: final_stats.captures,
         revisits: final_stats.revisits,
         failed: final_stats.failed,
         excluded: final_stats.excluded,
+        lease_lost: final_stats.lease_lost,
         payload_bytes: final_stats.payload_bytes,
         warc_bytes: final_stats.warc_bytes,
         seconds,
@@ -162,8 +181,90 @@ pub fn crawl(
     })
 }
 
+/// The embedded store under the root: a new crawl, or the interrupted one resumed.
+fn open_local(options: &CrawlOptions) -> Result<Opened, CrawlError> {
+    let state_dir = crate::archive::Archive::new(&options.root).state_dir();
+    let store = StateStore::open(&state_dir).map_err(archiver_error)?;
+    let (crawl, round, resumed) = open_crawl(&store, options)?;
+    let reader = StateReader::open(&state_dir).map_err(archiver_error)?;
+    let frontier_rows = if resumed {
+        Some(store.frontier(crawl).map_err(archiver_error)?)
+    } else {
+        None
+    };
+    Ok(Opened {
+        commit: CommitStore::Local(store),
+        crawl,
+        round,
+        resumed,
+        frontier_rows,
+        reader: Some(reader),
+        shared: None,
+    })
+}
+
+/// A shared PostgreSQL store: a new crawl, or one that other nodes run, joined. The
+/// frontier comes in PLD by PLD as leases are claimed.
+fn open_shared(options: &CrawlOptions, database: &str) -> Result<Opened, CrawlError> {
+    let node = shared::node_name(options)?;
+    let mut store = PgStateStore::connect(database).map_err(shared::store_error)?;
+    let (crawl, round, resumed) =
+        shared::open_shared_crawl(&mut store, options, &describe_options(options))?;
+    Ok(Opened {
+        commit: CommitStore::Shared {
+            store: Box::new(store),
+            node: node.clone(),
+        },
+        crawl,
+        round,
+        resumed,
+        frontier_rows: None,
+        reader: None,
+        shared: Some(SharedSettings {
+            database: database.to_string(),
+            node,
+            crawl,
+            ttl: options.lease_ttl,
+            max_plds: options.max_plds.unwrap_or(options.concurrency).max(1),
+        }),
+    })
+}
+
+/// Records the last round and marks the crawl finished (a shared crawl is finished only
+/// when the crawl loop saw no URL queued on any node, which is the only way it returns).
+fn finish(
+    options: &CrawlOptions,
+    shared: &Option<SharedSettings>,
+    crawl: i64,
+    round: u32,
+) -> Result<(), CrawlError> {
+    if let Some(settings) = shared {
+        let mut store = PgStateStore::connect(&settings.database).map_err(shared::store_error)?;
+        return StateBackend::finish_crawl(&mut store, crawl, Utc::now())
+            .map_err(shared::store_error);
+    }
+    let state_dir = crate::archive::Archive::new(&options.root).state_dir();
+    let store = StateStore::open(&state_dir).map_err(archiver_error)?;
+    store.set_round(crawl, round).map_err(archiver_error)?;
+    store
+        .finish_crawl(crawl, Utc::now())
+        .map_err(archiver_error)
+}
+
 fn archiver_error(error: crate::store::StoreError) -> CrawlError {
     CrawlError::Archive(error.into())
+}
+
+/// The options a crawl row records.
+fn describe_options(options: &CrawlOptions) -> String {
+    serde_json::json!({
+        "seeds": options.seeds.len(),
+        "hops": options.hops,
+        "delay": options.delay.as_secs_f64(),
+        "concurrency": options.concurrency,
+        "user_agent": options.user_agent,
+    })
+    .to_string()
 }
 
 /// Starts a new crawl, or finds the interrupted one to resume.
@@ -183,15 +284,9 @@ fn open_crawl(store: &StateStore, options: &CrawlOptions) -> Result<(i64, u32, b
             "no seed URLs given (pass URLs, @FILE, or seeds in ldwarc.toml)".into(),
         ));
     }
-    let described = serde_json::json!({
-        "seeds": options.seeds.len(),
-        "hops": options.hops,
-        "delay": options.delay.as_secs_f64(),
-        "concurrency": options.concurrency,
-        "user_agent": options.user_agent,
-    })
-    .to_string();
-    let id = store.start_crawl(now, &described).map_err(archiver_error)?;
+    let id = store
+        .start_crawl(now, &describe_options(options))
+        .map_err(archiver_error)?;
     store.abandon_unfinished(id, now).map_err(archiver_error)?;
     Ok((id, 0, false))
 }
@@ -222,8 +317,19 @@ fn http_client(options: &CrawlOptions) -> Result<HttpClient, CrawlError> {
     HttpClient::new(config).map_err(|e| CrawlError::Options(e.to_string()))
 }
 
-fn writer_options(options: &CrawlOptions) -> ArchiveWriterOptions {
-    ArchiveWriterOptions {
+fn writer_options(options: &CrawlOptions) -> Result<ArchiveWriterOptions, CrawlError> {
+    let defaults = ArchiveWriterOptions::default();
+    // The node's name goes into every file name, so the roots of different nodes can be
+    // merged without two files of the same name.
+    let hostname = match &options.node {
+        Some(node) => {
+            super::options::check_node_name(node).map_err(CrawlError::Options)?;
+            node.clone()
+        }
+        None => defaults.hostname.clone(),
+    };
+    Ok(ArchiveWriterOptions {
+        hostname,
         max_file_bytes: options.max_file_bytes,
         gzip_level: options.gzip_level,
         operator: options.operator.clone(),
@@ -231,8 +337,8 @@ fn writer_options(options: &CrawlOptions) -> ArchiveWriterOptions {
             ("http-header-user-agent".into(), options.user_agent.clone()),
             ("http-header-accept".into(), options.accept.clone()),
         ],
-        ..ArchiveWriterOptions::default()
-    }
+        ..defaults
+    })
 }
 
 /// Peak resident set size from `/proc/self/status` (Linux).
@@ -286,7 +392,10 @@ struct Crawler {
     frontier: Frontier,
     robots: RobotsCache,
     robots_pending: HashSet<String>,
-    reader: StateReader,
+    /// The embedded store, for conditional requests (none with a shared store).
+    reader: Option<StateReader>,
+    /// This node's part of a shared frontier (none with the embedded store).
+    shared: Option<SharedFrontier>,
     jobs: SyncSender<ArchiveJob>,
     done_tx: UnboundedSender<Done>,
     done_rx: UnboundedReceiver<Done>,
@@ -299,7 +408,7 @@ impl Crawler {
     fn new(
         options: CrawlOptions,
         client: HttpClient,
-        reader: StateReader,
+        reader: Option<StateReader>,
         jobs: SyncSender<ArchiveJob>,
         round: u32,
     ) -> Self {
@@ -312,6 +421,7 @@ impl Crawler {
             robots: RobotsCache::default(),
             robots_pending: HashSet::new(),
             reader,
+            shared: None,
             jobs,
             done_tx,
             done_rx,
@@ -330,24 +440,12 @@ impl Crawler {
                 self.frontier.add_done(&url, &pld);
             }
             for entry in queued {
-                let kind = match entry.path.chars().last() {
-                    Some('R') => UrlKind::Redirect,
-                    Some('X') => UrlKind::Context,
-                    _ => UrlKind::Link,
-                };
-                let pld = pld_of(&entry.url);
-                self.frontier.add(NewUrl {
-                    url: entry.url,
-                    pld,
-                    hops: entry.hops,
-                    redirects: entry.redirects,
-                    via: None,
-                    path: entry.path,
-                    kind,
-                    round: entry.round,
-                    inlinks: entry.inlinks,
-                });
+                self.add_stored(entry);
             }
+        }
+        if self.shared.is_some() {
+            self.send_seeds_to_shared_frontier();
+            return;
         }
         let mut seeds = Vec::new();
         for seed in self.options.seeds.clone() {
@@ -370,6 +468,56 @@ impl Crawler {
                 seeds.push(self.frontier_entry(id));
             }
         }
+        if !seeds.is_empty() {
+            self.send(ArchiveJob::Enqueue(seeds));
+        }
+    }
+
+    /// Queues a URL read back from the store.
+    fn add_stored(&mut self, entry: FrontierEntry) {
+        let kind = match entry.path.chars().last() {
+            Some('R') => UrlKind::Redirect,
+            Some('X') => UrlKind::Context,
+            _ => UrlKind::Link,
+        };
+        let pld = pld_of(&entry.url);
+        self.frontier.add(NewUrl {
+            url: entry.url,
+            pld,
+            hops: entry.hops,
+            redirects: entry.redirects,
+            via: None,
+            path: entry.path,
+            kind,
+            round: entry.round,
+            inlinks: entry.inlinks,
+        });
+    }
+
+    /// A shared crawl's seeds go to the shared frontier only: they come back to the node
+    /// that claims their PLD.
+    fn send_seeds_to_shared_frontier(&mut self) {
+        let seeds: Vec<FrontierEntry> = self
+            .options
+            .seeds
+            .iter()
+            .filter_map(|seed| {
+                let url = crawlable_text(seed);
+                if url.is_none() {
+                    eprintln!("ldwarc: skipping seed {seed}: not an http(s) URL");
+                }
+                url
+            })
+            .map(|url| FrontierEntry {
+                url: url.into(),
+                hops: 0,
+                round: 0,
+                inlinks: 0,
+                via: None,
+                path: String::new(),
+                redirects: 0,
+            })
+            .collect();
         if !seeds.is_empty() {
             self.send(ArchiveJob::Enqueue(seeds));
         }
@@ -403,7 +551,7 @@ impl Crawler {
         loop {
             if self.frontier.round_over(self.options.concurrency) {
                 if !self.frontier.advance_round() {
-                    if self.frontier.finished() {
+                    if self.frontier.finished() && self.may_stop() {
                         break;
                     }
                 } else {
@@ -411,7 +559,8 @@ impl Crawler {
                 }
             }
             self.dispatch();
-            if self.frontier.finished() && !self.frontier.advance_round() {
+            self.release_idle_plds();
+            if self.frontier.finished() && !self.frontier.advance_round() && self.may_stop() {
                 break;
             }
             let wakeup = self
@@ -426,10 +575,18 @@ impl Crawler {
                         self.handle(done);
                     }
                 }
+                event = next_lease_event(&mut self.shared) => {
+                    if let Some(event) = event {
+                        self.handle_lease_event(event);
+                    }
+                }
                 _ = tokio::time::sleep_until(wakeup) => {}
             }
             while let Ok(done) = self.done_rx.try_recv() {
                 self.handle(done);
+            }
+            while let Some(event) = self.shared.as_mut().and_then(|s| s.events.try_recv().ok()) {
+                self.handle_lease_event(event);
             }
             if last_progress.elapsed() >= Duration::from_millis(200) {
                 last_progress = Instant::now();
@@ -533,16 +690,15 @@ impl Crawler {
 
     fn fetch_document(&mut self, id: UrlId, url: Url, not_before: Instant) {
         self.requests += 1;
-        let conditional_on = if self.options.conditional {
-            self.reader
+        let conditional_on = match (&self.reader, self.options.conditional) {
+            (Some(reader), true) => reader
                 .url_state(url.as_str())
                 .unwrap_or_else(|error| {
                     eprintln!("ldwarc: {error}; fetching {url} without validators");
                     None
                 })
-                .filter(|s| s.record.is_some() && (s.etag.is_some() || s.last_modified.is_some()))
-        } else {
-            None
+                .filter(|s| s.record.is_some() && (s.etag.is_some() || s.last_modified.is_some())),
+            _ => None,
         };
         let headers = self.request_headers(&self.options.accept, conditional_on.as_ref());
         let client = self.client.clone();
@@ -750,6 +906,7 @@ impl Crawler {
         self.robots_pending.remove(&origin_key(&origin));
         let last_finished = fetches.iter().rev().find_map(|(_, f)| finished_at(f));
         self.frontier.release(pld, last_finished);
+        self.drop_unless_held(pld);
         let last = fetches.len().saturating_sub(1);
         let mut problem = problem;
         for (index, (url, fetch)) in fetches.into_iter().enumerate() {
@@ -827,6 +984,7 @@ impl Crawler {
             self.frontier.done(id);
         }
         self.frontier.release(pld, sent);
+        self.drop_unless_held(pld);
         let entry = self.frontier.entry(id);
         let job = CaptureJob {
             host: Url::parse(&url)
@@ -892,6 +1050,11 @@ impl Crawler {
             self.frontier.add_inlink(known);
             return;
         }
+        let pld = url.host_str().map(pay_level_domain).unwrap_or_default();
+        if !self.holds(&pld) {
+            self.queue_elsewhere(url, via, kind, new_urls);
+            return;
+        }
         let from = self.frontier.entry(via);
         let round = self.frontier.round();
         let (hops, redirects, step, round) = match kind {
@@ -900,7 +1063,7 @@ impl Crawler {
             UrlKind::Context => (from.hops, 0, 'X', round),
         };
         let new = NewUrl {
-            pld: url.host_str().map(pay_level_domain).unwrap_or_default(),
+            pld,
             path: format!("{}{step}", from.path),
             url: url.into(),
             hops,
@@ -913,6 +1076,169 @@ impl Crawler {
         if let Added::New(new_id) = self.frontier.add(new) {
             new_urls.push(self.frontier_entry(new_id));
         }
+    }
+
+    /// Whether this node may queue (and fetch) URLs of `pld`: always with the embedded
+    /// store, only while holding its lease with a shared one.
+    fn holds(&self, pld: &str) -> bool {
+        let Some(shared) = &self.shared else {
+            return true;
+        };
+        self.frontier
+            .find_pld(pld)
+            .is_some_and(|id| shared.held.contains(&id))
+    }
+
+    /// A URL of a PLD this node does not hold goes to the shared frontier only (with the
+    /// commit of the fetch it was found in), once.
+    fn queue_elsewhere(
+        &mut self,
+        url: Url,
+        via: UrlId,
+        kind: UrlKind,
+        new_urls: &mut Vec<FrontierEntry>,
+    ) {
+        let Some(shared) = &mut self.shared else {
+            return;
+        };
+        if !shared.sent_elsewhere.insert(url.to_string()) {
+            return;
+        }
+        let from = self.frontier.entry(via);
+        let round = self.frontier.round();
+        let (hops, redirects, step, round) = match kind {
+            UrlKind::Link => (from.hops + 1, 0, 'L', round + 1),
+            UrlKind::Redirect => (from.hops, from.redirects + 1, 'R', round),
+            UrlKind::Context => (from.hops, 0, 'X', round),
+        };
+        new_urls.push(FrontierEntry {
+            url: url.into(),
+            hops,
+            round,
+            inlinks: 1,
+            via: Some(from.url.to_string()),
+            path: format!("{}{step}", from.path),
+            redirects,
+        });
+    }
+
+    /// After a request to a PLD whose lease was lost meanwhile: anything queued for it
+    /// again (a retry) leaves the queues.
+    fn drop_unless_held(&mut self, pld: PldId) {
+        if self.shared.is_some() && !self.holds(self.frontier.pld_name(pld)) {
+            self.frontier.drop_pld(pld);
+        }
+    }
+
+    /// What the lease thread found: PLDs claimed with their rows, rows other nodes queued
+    /// for held PLDs, or leases lost.
+    fn handle_lease_event(&mut self, event: LeaseEvent) {
+        match event {
+            LeaseEvent::Rows {
+                claimed,
+                queued,
+                done,
+            } => {
+                for name in claimed {
+                    let id = self.frontier.pld(&name);
+                    if let Some(shared) = &mut self.shared {
+                        shared.held.insert(id);
+                    }
+                }
+                for url in done {
+                    let pld = pld_of(&url);
+                    if self.holds(&pld) {
+                        self.frontier.add_done(&url, &pld);
+                    }
+                }
+                for entry in queued {
+                    let known = self
+                        .frontier
+                        .find(&entry.url)
+                        .map(|id| self.frontier.entry(id).state);
+                    let fresh = matches!(known, None | Some(FrontierUrlState::Released));
+                    if fresh && self.holds(&pld_of(&entry.url)) {
+                        self.add_stored(entry);
+                    }
+                }
+            }
+            LeaseEvent::Lost(names) => {
+                for name in names {
+                    eprintln!(
+                        "ldwarc: lost the lease on {name}; its URLs are left to the node holding it"
+                    );
+                    let Some(id) = self.frontier.find_pld(&name) else {
+                        continue;
+                    };
+                    if let Some(shared) = &mut self.shared {
+                        shared.held.remove(&id);
+                    }
+                    self.frontier.drop_pld(id);
+                }
+            }
+        }
+    }
+
+    /// Gives up the leases of held PLDs with nothing queued and nothing in flight: through
+    /// the archiver, so after their last write, and kept from other nodes for the PLD's delay.
+    fn release_idle_plds(&mut self) {
+        let Some(shared) = &mut self.shared else {
+            return;
+        };
+        let idle: Vec<PldId> = shared
+            .held
+            .iter()
+            .copied()
+            .filter(|&id| self.frontier.pld_idle(id))
+            .collect();
+        if idle.is_empty() {
+            return;
+        }
+        let mut releases = Vec::new();
+        for id in idle {
+            shared.held.remove(&id);
+            releases.push((
+                self.frontier.pld_name(id).to_string(),
+                self.frontier.delay(id),
+            ));
+        }
+        shared
+            .keeper
+            .forget(releases.iter().map(|(name, _)| name.clone()).collect());
+        self.send(ArchiveJob::Release(releases));
+    }
+
+    /// Whether the crawl loop may end once this node has nothing left: always with the
+    /// embedded store; with a shared one, only when no URL is queued on any node (counted
+    /// by the archiver after its own pending writes, every [`COUNT_INTERVAL`]).
+    fn may_stop(&mut self) -> bool {
+        let Some(shared) = &mut self.shared else {
+            return true;
+        };
+        if !shared.held.is_empty() {
+            return false;
+        }
+        if let Some(reply) = &mut shared.counting {
+            let stop = match reply.try_recv() {
+                Err(tokio::sync::oneshot::error::TryRecvError::Empty) => return false,
+                // The archiver stopped (it reports why when joined).
+                Err(tokio::sync::oneshot::error::TryRecvError::Closed) => true,
+                Ok(Ok(queued)) => queued == 0,
+                Ok(Err(error)) => {
+                    eprintln!("ldwarc: counting the URLs queued on all nodes: {error}");
+                    false
+                }
+            };
+            shared.counting = None;
+            return stop;
+        }
+        if shared.last_count.elapsed() >= COUNT_INTERVAL {
+            let (sender, receiver) = tokio::sync::oneshot::channel();
+            shared.counting = Some(receiver);
+            shared.last_count = Instant::now();
+            self.send(ArchiveJob::CountQueued(sender));
+        }
+        false
     }
 
     fn in_redirect_chain(&self, id: UrlId, target: &str) -> bool {
@@ -943,6 +1269,47 @@ impl Crawler {
         for url in parse.links.iter().filter_map(|l| crawlable_text(l)) {
             self.queue(url, id, UrlKind::Link, new_urls);
         }
+    }
+}
+
+/// How often a node with nothing left asks whether any node has URLs queued.
+const COUNT_INTERVAL: Duration = Duration::from_millis(250);
+
+/// This node's part of a shared frontier: the PLDs it holds and the lease thread.
+struct SharedFrontier {
+    keeper: LeaseKeeper,
+    events: UnboundedReceiver<LeaseEvent>,
+    held: HashSet<PldId>,
+    /// URLs of PLDs held elsewhere, already sent to the shared frontier.
+    sent_elsewhere: HashSet<String>,
+    /// The archiver's answer to "how many URLs are queued on any node", awaited.
+    counting: Option<tokio::sync::oneshot::Receiver<BackendResult<u64>>>,
+    last_count: Instant,
+}
+
+impl SharedFrontier {
+    fn start(settings: SharedSettings) -> Result<Self, CrawlError> {
+        let (sender, events) = unbounded_channel();
+        let keeper = LeaseKeeper::start(settings, sender)?;
+        Ok(Self {
+            keeper,
+            events,
+            held: HashSet::new(),
+            sent_elsewhere: HashSet::new(),
+            counting: None,
+            last_count: Instant::now() - COUNT_INTERVAL,
+        })
+    }
+}
+
+/// The next event of the lease thread; never, with the embedded store.
+async fn next_lease_event(shared: &mut Option<SharedFrontier>) -> Option<LeaseEvent> {
+    match shared {
+        Some(shared) => match shared.events.recv().await {
+            Some(event) => Some(event),
+            None => std::future::pending().await,
+        },
+        None => std::future::pending().await,
     }
 }
 

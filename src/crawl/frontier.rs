@@ -44,6 +44,9 @@ pub enum UrlState {
     InFlight,
     /// Fetched, failed for good, or excluded.
     Done,
+    /// Queued in the shared frontier, but its PLD's lease is not (or no longer) this node's:
+    /// queued again when the PLD is claimed again.
+    Released,
 }
 
 /// One URL of the crawl.
@@ -238,7 +241,11 @@ impl Frontier {
     /// Adds a URL, or raises the in-link count of a known one.
     pub fn add(&mut self, new: NewUrl) -> Added {
         if let Some(id) = self.find(&new.url) {
-            self.add_inlink(id);
+            if self.urls[id as usize].state == UrlState::Released {
+                self.requeue_released(id, new.round);
+            } else {
+                self.add_inlink(id);
+            }
             return Added::Known(id);
         }
         let id = self.urls.len() as UrlId;
@@ -268,7 +275,11 @@ impl Frontier {
 
     /// Adds a URL that is already done (a resumed crawl), so it is never queued again.
     pub fn add_done(&mut self, url: &str, pld: &str) {
-        if self.find(url).is_some() {
+        if let Some(id) = self.find(url) {
+            let entry = &mut self.urls[id as usize];
+            if entry.state == UrlState::Released {
+                entry.state = UrlState::Done;
+            }
             return;
         }
         let id = self.urls.len() as UrlId;
@@ -288,6 +299,50 @@ impl Frontier {
             round: self.round,
             queued_key: None,
         });
+    }
+
+    /// Queues a released URL again (its PLD's lease is this node's again).
+    fn requeue_released(&mut self, id: UrlId, round: u32) {
+        if self.urls[id as usize].kind != UrlKind::Link {
+            self.urgent_open += 1;
+        }
+        self.enqueue(id, round.max(self.round));
+    }
+
+    /// The id of a known PLD.
+    pub fn find_pld(&self, name: &str) -> Option<PldId> {
+        self.pld_ids.get(name).copied()
+    }
+
+    /// Whether a PLD has nothing queued (this round or the next) and no request in flight.
+    pub fn pld_idle(&self, pld_id: PldId) -> bool {
+        let pld = &self.plds[pld_id as usize];
+        !pld.busy && pld.current.is_empty() && pld.next.is_empty()
+    }
+
+    /// Takes every queued URL of a PLD out of the queues, marked
+    /// [`UrlState::Released`]: another node holds (or will hold) the PLD's lease. A request
+    /// in flight is left to finish.
+    pub fn drop_pld(&mut self, pld_id: PldId) {
+        let pld = &mut self.plds[pld_id as usize];
+        let current: Vec<UrlId> = std::mem::take(&mut pld.current)
+            .into_iter()
+            .map(|(_, _, id)| id)
+            .collect();
+        let next = std::mem::take(&mut pld.next);
+        if !pld.busy && !current.is_empty() {
+            self.active -= 1;
+        }
+        self.queued_current -= current.len();
+        self.queued_next -= next.len();
+        for id in current.into_iter().chain(next) {
+            let entry = &mut self.urls[id as usize];
+            if entry.kind != UrlKind::Link {
+                self.urgent_open -= 1;
+            }
+            entry.state = UrlState::Released;
+            entry.queued_key = None;
+        }
     }
 
     /// Makes a new URL findable by [`Frontier::find`].
@@ -656,6 +711,31 @@ mod tests {
         frontier.add(redirect);
         assert_eq!(frontier.queued(), (2, 1));
         assert!(!frontier.round_over(64), "an open redirect holds the round");
+    }
+
+    #[test]
+    fn dropped_plds_leave_the_queues_and_come_back_when_claimed_again() {
+        let mut frontier = Frontier::new(0, Duration::ZERO);
+        frontier.add(link("http://a.example/1", "a.example", 0));
+        frontier.add(link("http://a.example/2", "a.example", 1));
+        frontier.add(link("http://b.example/1", "b.example", 0));
+        let a = frontier.find_pld("a.example").unwrap();
+        assert!(!frontier.pld_idle(a));
+        frontier.drop_pld(a);
+        assert!(frontier.pld_idle(a));
+        assert_eq!(frontier.queued(), (1, 0));
+        assert_eq!(frontier.active_plds(), 1);
+        let now = Instant::now();
+        let ready = frontier.next_ready_pld(now).unwrap();
+        assert_eq!(frontier.pld_name(ready), "b.example");
+        // Claimed again: the stored rows come back, one of them done meanwhile elsewhere.
+        frontier.add_done("http://a.example/2", "a.example");
+        assert_eq!(
+            frontier.add(link("http://a.example/1", "a.example", 0)),
+            Added::Known(0)
+        );
+        assert_eq!(frontier.queued(), (2, 0));
+        assert_eq!(frontier.entry(1).state, UrlState::Done);
     }
 
     #[test]

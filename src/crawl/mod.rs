@@ -9,8 +9,10 @@ pub mod frontier;
 pub mod http;
 mod options;
 pub mod robots;
+mod shared;
 
 pub use crawler::{CrawlError, CrawlProgress, CrawlSummary, crawl, normalize, peak_rss};
 pub use options::{
-    CrawlConfig, CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT, parse_seconds, seconds,
+    CrawlConfig, CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT, JoinCrawl,
+    check_node_name, parse_seconds, seconds,
 };

@@ -68,6 +68,41 @@ pub struct CrawlOptions {
     pub gzip_level: u32,
     /// Who runs the crawl (`operator` in `warcinfo`).
     pub operator: Option<String>,
+    /// Where the frontier, crawl log and URL state live: `None` for the embedded store under
+    /// the root, or a `postgres://` URL shared by many crawler nodes.
+    pub state: Option<String>,
+    /// This node's name: in every WARC file name and on every PLD lease (default: the host
+    /// name).
+    pub node: Option<String>,
+    /// Which crawl of a shared store to join.
+    pub join: JoinCrawl,
+    /// How long a PLD lease lasts without renewal (renewed every third of it).
+    pub lease_ttl: Duration,
+    /// PLD leases held at once (default: `concurrency`).
+    pub max_plds: Option<usize>,
+}
+
+/// Which crawl of a shared (PostgreSQL) state store a node works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JoinCrawl {
+    /// Start a new crawl from the seeds.
+    #[default]
+    New,
+    /// Join the latest crawl that has not finished.
+    Latest,
+    /// Join the crawl with this id.
+    Id(i64),
+}
+
+/// Characters allowed in a node name (it becomes part of WARC file names).
+pub fn check_node_name(name: &str) -> Result<(), String> {
+    let fits = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if name.is_empty() || name.len() > 64 || !name.chars().all(fits) {
+        return Err(format!(
+            "node name {name:?}: use 1 to 64 letters, digits, '.', '_' or '-' (it goes into WARC file names)"
+        ));
+    }
+    Ok(())
 }
 
 impl CrawlOptions {
@@ -98,6 +133,11 @@ impl CrawlOptions {
             max_file_bytes: 1_000_000_000,
             gzip_level: 6,
             operator: None,
+            state: None,
+            node: None,
+            join: JoinCrawl::New,
+            lease_ttl: Duration::from_secs(30),
+            max_plds: None,
         }
     }
 }
@@ -168,6 +208,14 @@ pub struct CrawlConfig {
     pub gzip_level: Option<u32>,
     /// Operator.
     pub operator: Option<String>,
+    /// Shared state store (`postgres://…`).
+    pub state: Option<String>,
+    /// Node name.
+    pub node: Option<String>,
+    /// PLD lease lifetime, seconds.
+    pub lease_ttl: Option<f64>,
+    /// PLD leases held at once.
+    pub max_plds: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -226,6 +274,18 @@ impl CrawlConfig {
         set!(max_retry_after, secs);
         set!(max_file_bytes);
         set!(gzip_level);
+        set!(lease_ttl, secs);
+        for (field, value) in [
+            (&mut options.state, self.state),
+            (&mut options.node, self.node),
+        ] {
+            if value.is_some() {
+                *field = value;
+            }
+        }
+        if self.max_plds.is_some() {
+            options.max_plds = self.max_plds;
+        }
         if self.proxy.is_some() {
             options.proxy = self.proxy;
         }
@@ -260,11 +320,25 @@ mod tests {
             vec!["*.example=127.0.0.1:8080".to_string()]
         );
         assert_eq!(options.concurrency, 64);
+        assert_eq!(options.state, None);
         std::fs::write(dir.path().join("ldwarc.toml"), "[crawl]\nhopz = 1\n").unwrap();
         let error = CrawlConfig::load(dir.path()).unwrap_err();
         assert!(
             error.contains("ldwarc.toml") && error.contains("hopz"),
             "{error}"
         );
+    }
+}
+
+#[cfg(test)]
+mod node_name_tests {
+    use super::*;
+
+    #[test]
+    fn node_names_must_fit_in_file_names() {
+        assert!(check_node_name("crawler-01.dc2").is_ok());
+        assert!(check_node_name("").is_err());
+        assert!(check_node_name("a/b").is_err());
+        assert!(check_node_name("two words").is_err());
     }
 }

@@ -16,13 +16,13 @@ use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use data_encoding::BASE64URL_NOPAD;
 
+use crate::index::Capture;
 use crate::index::cdxj::{cdxj_line, push_json_string};
+use crate::index::merged::MergedIndex;
 use crate::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, apply, field_value, key_range, render,
 };
 use crate::index::zipnum::{self, PageRequest, ZipNumIndex};
-use crate::index::Capture;
-use crate::index::merged::MergedIndex;
 
 use super::memento::http_date;
 use super::stream::{BodyWriter, Failure, small_inline_or_streamed, streamed};

@@ -443,15 +443,18 @@ impl Overview {
     fn compute(state: &AppState) -> std::io::Result<Overview> {
         let mut overview = Overview::default();
         let mut group: Vec<Capture> = Vec::new();
-        state.archive.merged_index().scan_range("", None, |capture| {
-            if !is_replayable(&capture) {
-                return;
-            }
-            if group.first().is_some_and(|g| g.urlkey != capture.urlkey) {
-                overview.add_document(std::mem::take(&mut group));
-            }
-            group.push(capture);
-        })?;
+        state
+            .archive
+            .merged_index()
+            .scan_range("", None, |capture| {
+                if !is_replayable(&capture) {
+                    return;
+                }
+                if group.first().is_some_and(|g| g.urlkey != capture.urlkey) {
+                    overview.add_document(std::mem::take(&mut group));
+                }
+                group.push(capture);
+            })?;
         overview.add_document(group);
         Ok(overview)
     }

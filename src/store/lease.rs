@@ -12,7 +12,7 @@ use url::Url;
 use super::backend::{BackendError, BackendResult, BackendTransaction};
 use super::backend::{SqliteTransaction, StateBackend};
 use super::postgres::{PgStateStore, PgTransaction, column};
-use super::{FetchLogEntry, StateStore};
+use super::{CrawlRun, FetchLogEntry, FrontierEntry, StateStore};
 
 /// The pay-level domain of a URL, as the crawler computes it (Public Suffix List via
 /// [`crate::archive::pay_level_domain`]); empty for URLs without a host.
@@ -26,7 +26,7 @@ pub fn pld_of_url(url: &str) -> String {
 /// Claiming, renewing and releasing PLD leases of a crawl.
 pub trait PldLeases {
     /// Claims up to `max` PLDs of `crawl` that have queued frontier URLs and whose lease is
-    /// free or expired, for `ttl`; PLDs with the most queued URLs first. Returns the PLDs
+    /// free or expired (a lease released with a cool-down is free once the cool-down ends), for `ttl`; PLDs with the most queued URLs first. Returns the PLDs
     /// now held by `node` (possibly none: other nodes hold the rest).
     fn claim_plds(
         &mut self,
@@ -106,7 +106,7 @@ impl PldLeases for PgStateStore {
             "WITH candidates AS (
                 SELECT l.pld FROM pld_leases l
                 WHERE l.crawl = $1
-                  AND (l.holder IS NULL OR l.expires_at <= now())
+                  AND (l.expires_at IS NULL OR l.expires_at <= now())
                   AND EXISTS (SELECT 1 FROM frontier f
                               WHERE f.crawl = l.crawl AND f.pld = l.pld AND NOT f.done)
                 ORDER BY (SELECT count(*) FROM frontier f
@@ -153,6 +153,61 @@ impl PldLeases for PgStateStore {
 }
 
 impl PgStateStore {
+    /// Gives up `node`'s leases on `plds`, but keeps each from being claimed for its
+    /// `cooldown` (the PLD's politeness delay): the next holder's first request then comes at
+    /// least that long after this node's last answer, whatever the nodes' clocks say.
+    pub fn release_after(
+        &mut self,
+        node: &str,
+        crawl: i64,
+        plds: &[(String, Duration)],
+    ) -> BackendResult<()> {
+        for (pld, cooldown) in plds {
+            self.query(
+                "UPDATE pld_leases
+                 SET holder = NULL, expires_at = clock_timestamp() + make_interval(secs => $4)
+                 WHERE crawl = $1 AND holder = $2 AND pld = $3
+                 RETURNING pld",
+                &[&crawl, &node, pld, &seconds(*cooldown)],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The frontier rows of `plds` in `crawl`: entries not yet fetched (in enqueue order)
+    /// and URLs done, as [`StateBackend::frontier`] gives them for a whole crawl.
+    pub fn frontier_of_plds(
+        &mut self,
+        crawl: i64,
+        plds: &[String],
+    ) -> BackendResult<(Vec<FrontierEntry>, Vec<String>)> {
+        let rows = self.query(
+            "SELECT url, hops, round, inlinks, via, path, redirects, done FROM frontier
+             WHERE crawl = $1 AND pld = ANY($2) ORDER BY id",
+            &[&crawl, &plds],
+        )?;
+        self.frontier_rows(&rows)
+    }
+
+    /// How many URLs of `crawl` are queued and not yet done, on every node together.
+    pub fn queued_count(&mut self, crawl: i64) -> BackendResult<u64> {
+        let rows = self.query(
+            "SELECT count(*) FROM frontier WHERE crawl = $1 AND NOT done",
+            &[&crawl],
+        )?;
+        let count: i64 = match rows.first() {
+            Some(row) => column(row, 0).map_err(|problem| self.invalid(problem))?,
+            None => 0,
+        };
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
+    /// The crawl with id `crawl`, if there is one.
+    pub fn crawl_by_id(&mut self, crawl: i64) -> BackendResult<Option<CrawlRun>> {
+        let runs = StateBackend::crawls(self)?;
+        Ok(runs.into_iter().find(|run| run.id == crawl))
+    }
+
     /// Every lease row of `crawl`, by PLD.
     pub fn leases(&mut self, crawl: i64) -> BackendResult<Vec<PldLease>> {
         let rows = self.query(

@@ -8,8 +8,6 @@ mod lease;
 mod postgres;
 #[cfg(test)]
 mod suite;
-#[cfg(test)]
-mod test_postgres_server;
 
 pub use backend::{
     BackendError, BackendResult, BackendTransaction, SqliteTransaction, StateBackend,

@@ -269,17 +269,7 @@ impl StateBackend for PgStateStore {
              WHERE crawl = $1 ORDER BY id",
             &[&crawl],
         )?;
-        let mut queued = Vec::new();
-        let mut done = Vec::new();
-        for row in &rows {
-            let entry = frontier_entry(row).map_err(|problem| self.invalid(problem))?;
-            if column::<bool>(row, 7).map_err(|problem| self.invalid(problem))? {
-                done.push(entry.url);
-            } else {
-                queued.push(entry);
-            }
-        }
-        Ok((queued, done))
+        self.frontier_rows(&rows)
     }
 
     fn fetch_log(&mut self, crawl: Option<i64>) -> BackendResult<Vec<FetchLogEntry>> {
@@ -303,6 +293,25 @@ impl StateBackend for PgStateStore {
 }
 
 impl PgStateStore {
+    /// Frontier rows (`url, hops, round, inlinks, via, path, redirects, done`) split into
+    /// entries still queued and URLs done.
+    pub(super) fn frontier_rows(
+        &self,
+        rows: &[Row],
+    ) -> BackendResult<(Vec<FrontierEntry>, Vec<String>)> {
+        let mut queued = Vec::new();
+        let mut done = Vec::new();
+        for row in rows {
+            let entry = frontier_entry(row).map_err(|problem| self.invalid(problem))?;
+            if column::<bool>(row, 7).map_err(|problem| self.invalid(problem))? {
+                done.push(entry.url);
+            } else {
+                queued.push(entry);
+            }
+        }
+        Ok((queued, done))
+    }
+
     pub(super) fn invalid(&self, problem: String) -> BackendError {
         BackendError::Invalid {
             database: self.database.clone(),

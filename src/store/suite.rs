@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
 
-use super::test_postgres_server::shared_server;
 use super::*;
+use crate::testweb::postgres::shared_server;
 
 fn at(seconds: i64, micros: u32) -> DateTime<Utc> {
     Utc.timestamp_opt(1_795_000_000 + seconds, micros * 1000)

@@ -18,6 +18,7 @@ mod generate;
 mod hostile;
 mod http;
 mod model;
+pub mod postgres;
 mod reach;
 mod respond;
 mod server;

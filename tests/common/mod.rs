@@ -267,6 +267,11 @@ pub fn http_get(port: u16, path: &str) -> std::io::Result<HttpResponse> {
     stream.flush()?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw)?;
+    parse_response(&raw)
+}
+
+/// Parses an HTTP/1.x response: status, header fields, and the body (de-chunked).
+pub fn parse_response(raw: &[u8]) -> std::io::Result<HttpResponse> {
     let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
     let head_end = raw
         .windows(4)

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
+pub use crate::common::parse_response;
 use crate::common::{HttpResponse, ldwarc};
 
 /// A running `ldwarc serve`.
@@ -124,50 +125,6 @@ fn complete(raw: &[u8]) -> bool {
         .find_map(|l| l.strip_prefix("content-length:"))
         .and_then(|v| v.trim().parse::<usize>().ok());
     length.is_some_and(|n| raw.len() >= end + 4 + n)
-}
-
-/// Parses an HTTP/1.x response.
-pub fn parse_response(raw: &[u8]) -> std::io::Result<HttpResponse> {
-    let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
-    let end = head_end(raw).ok_or_else(|| bad("no end of the HTTP head"))?;
-    let head = String::from_utf8_lossy(&raw[..end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|line| line.split(' ').nth(1))
-        .and_then(|code| code.parse().ok())
-        .ok_or_else(|| bad("bad status line"))?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let mut body = raw[end + 4..].to_vec();
-    let chunked = headers.iter().any(|(n, v)| {
-        n.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
-    });
-    if chunked {
-        body = dechunk(&body).ok_or_else(|| bad("bad chunked body"))?;
-    }
-    Ok(HttpResponse {
-        status,
-        headers,
-        body,
-    })
-}
-
-fn dechunk(mut data: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    loop {
-        let line_end = data.windows(2).position(|w| w == b"\r\n")?;
-        let size_text = std::str::from_utf8(&data[..line_end]).ok()?;
-        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
-        data = &data[line_end + 2..];
-        if size == 0 {
-            return Some(out);
-        }
-        out.extend_from_slice(data.get(..size)?);
-        data = data.get(size + 2..)?;
-    }
 }
 
 /// The `(rel, uri, datetime)` triples of a `Link` header or link-format body.

@@ -1,8 +1,10 @@
-//! A throwaway PostgreSQL server for the state-store tests: `initdb` into a temporary
+//! A throwaway PostgreSQL server for tests and benchmarks (the state-store suite, the
+//! multi-node crawl tests): `initdb` into a temporary
 //! directory, `pg_ctl start` on a free loopback port (trust authentication, no fsync), one
 //! fresh database per test, `pg_ctl stop` when the last test using it drops it. As root the
 //! server runs as the `postgres` (or `nobody`) user, because PostgreSQL refuses root. Missing
-//! binaries fail the test: `.ci/run` installs them.
+//! binaries fail the test: `.ci/run` installs them. Test infrastructure: it panics, with
+//! the reason, when the server cannot be set up.
 
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
