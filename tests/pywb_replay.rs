@@ -10,8 +10,8 @@
 
 use crate::common;
 
-use common::generated::{self, GenCapture};
-use common::{Pywb, PywbCollection, ldwarc, run, stdout_ok};
+use common::generated::GenCapture;
+use common::{Pywb, PywbCollection};
 use ldwarc::warc::profiles;
 
 /// The partition directory of a file: `warc/YYYY/MM/DD/HH/<pld>`.
@@ -79,15 +79,7 @@ fn assert_replays(pywb: &Pywb, all: &[GenCapture], capture: &GenCapture, what: &
 fn pywb_replays_captures_and_cross_partition_revisits() {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().join("archive");
-    let archive = generated::generate(&root, 0x7E_7A1D);
-    stdout_ok(
-        &run(ldwarc().arg("index").arg("--root").arg(&root)),
-        "ldwarc index",
-    );
-    let export = stdout_ok(
-        &run(ldwarc().arg("cdx").arg("--root").arg(&root)),
-        "ldwarc cdx",
-    );
+    let (archive, export) = common::generate_indexed(&root, 0x7E_7A1D);
     let index_file = dir.path().join("replay.cdxj");
     std::fs::write(&index_file, export).expect("write the CDXJ export");
     let warc_dir = root.join("warc");

@@ -28,8 +28,8 @@ use crate::common;
 
 use std::collections::BTreeMap;
 
-use cdx_queries::{Query, Row, fixed_queries, generate_query, parse_answer, seconds};
-use common::generated::{self, Rng};
+use cdx_queries::{Query, fixed_queries, generate_query, parse_answer, seconds};
+use common::generated::Rng;
 use common::{Pywb, PywbCollection, ldwarc, run, stdout_ok};
 use serde_json::Value;
 
@@ -40,43 +40,11 @@ const QUERIES: usize = 260;
 fn ldwarc_query_equals_pywb_cdx_server() {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().join("archive");
-    generated::generate(&root, 0xC0FFEE);
-    stdout_ok(
-        &run(ldwarc().arg("index").arg("--root").arg(&root)),
-        "ldwarc index",
-    );
-    let export = stdout_ok(
-        &run(ldwarc().arg("cdx").arg("--root").arg(&root)),
-        "ldwarc cdx",
-    );
+    let (_, export) = common::generate_indexed(&root, 0xC0FFEE);
     let index_file = dir.path().join("gen.cdxj");
     std::fs::write(&index_file, &export).expect("write the CDXJ export");
-    let rows: Vec<Row> = export
-        .lines()
-        .map(|line| {
-            let mut parts = line.splitn(3, ' ');
-            let _urlkey = parts.next();
-            let timestamp = parts.next().expect("timestamp").to_string();
-            let json: Value = serde_json::from_str(parts.next().expect("json")).expect("json");
-            Row {
-                timestamp,
-                url: json["url"].as_str().expect("url").to_string(),
-            }
-        })
-        .collect();
-    let mut by_url: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for row in &rows {
-        by_url
-            .entry(row.url.clone())
-            .or_default()
-            .push(row.timestamp.clone());
-    }
-    for stamps in by_url.values_mut() {
-        stamps.sort();
-        stamps.dedup();
-    }
-    // Only URLs of the Web (not `dns:`) are queried by URL.
-    by_url.retain(|url, _| url.starts_with("http"));
+    let rows = cdx_queries::rows_of_export(&export);
+    let by_url = cdx_queries::web_timestamps_by_url(&rows);
 
     let warc_dir = root.join("warc");
     let pywb = Pywb::start(&[PywbCollection {

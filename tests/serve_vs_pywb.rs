@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use cdx_queries::{Row, fixed_queries, generate_query, parse_answer, seconds, timestamp_of};
 use common::generated::{self, GenCapture, Rng};
-use common::{Pywb, PywbCollection, ldwarc, run, stdout_ok};
+use common::{Pywb, PywbCollection};
 use serde_json::Value;
 use serve_server::{LdwarcServer, get_with, parse_links};
 
@@ -56,42 +56,11 @@ struct Setup {
 fn setup() -> Setup {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().join("archive");
-    let archive = generated::generate(&root, 0xC0FFEE);
-    stdout_ok(
-        &run(ldwarc().arg("index").arg("--root").arg(&root)),
-        "ldwarc index",
-    );
-    let export = stdout_ok(
-        &run(ldwarc().arg("cdx").arg("--root").arg(&root)),
-        "ldwarc cdx",
-    );
+    let (archive, export) = common::generate_indexed(&root, 0xC0FFEE);
     let index_file = dir.path().join("gen.cdxj");
     std::fs::write(&index_file, &export).expect("write the CDXJ export");
-    let rows: Vec<Row> = export
-        .lines()
-        .map(|line| {
-            let mut parts = line.splitn(3, ' ');
-            let _urlkey = parts.next();
-            let timestamp = parts.next().expect("timestamp").to_string();
-            let json: Value = serde_json::from_str(parts.next().expect("json")).expect("json");
-            Row {
-                timestamp,
-                url: json["url"].as_str().expect("url").to_string(),
-            }
-        })
-        .collect();
-    let mut by_url: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for row in &rows {
-        by_url
-            .entry(row.url.clone())
-            .or_default()
-            .push(row.timestamp.clone());
-    }
-    for stamps in by_url.values_mut() {
-        stamps.sort();
-        stamps.dedup();
-    }
-    by_url.retain(|url, _| url.starts_with("http"));
+    let rows = cdx_queries::rows_of_export(&export);
+    let by_url = cdx_queries::web_timestamps_by_url(&rows);
     let warc_dir = root.join("warc");
     let pywb = Pywb::start(&[PywbCollection {
         name: "gen",

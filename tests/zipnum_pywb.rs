@@ -18,11 +18,10 @@ use crate::cdx_queries;
 use crate::common;
 use crate::serve_server::LdwarcServer;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use cdx_queries::{Query, Row, fixed_queries, generate_query, parse_answer};
-use common::generated::{self, GenCapture, Rng};
+use common::generated::{GenCapture, Rng};
 use common::{Pywb, PywbCollection, ldwarc, query_encode, run, stdout_ok};
 use ldwarc::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, key_range, render,
@@ -85,36 +84,11 @@ fn reader_answer(index: &ZipNumIndex, query: &Query, page: Option<PageRequest>) 
         .collect()
 }
 
-/// The rows of the export (for the query generator).
-fn rows_of(export: &str) -> Vec<Row> {
-    export
-        .lines()
-        .map(|line| {
-            let mut parts = line.splitn(3, ' ');
-            let _urlkey = parts.next();
-            let timestamp = parts.next().expect("timestamp").to_string();
-            let json: Value = serde_json::from_str(parts.next().expect("json")).expect("json");
-            Row {
-                timestamp,
-                url: json["url"].as_str().expect("url").to_string(),
-            }
-        })
-        .collect()
-}
-
 #[test]
 fn pywb_serves_ldwarc_zipnum_index() {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().join("archive");
-    let archive = generated::generate(&root, 0x21_9E_4A);
-    stdout_ok(
-        &run(ldwarc().arg("index").arg("--root").arg(&root)),
-        "ldwarc index",
-    );
-    let export = stdout_ok(
-        &run(ldwarc().arg("cdx").arg("--root").arg(&root)),
-        "ldwarc cdx",
-    );
+    let (archive, export) = common::generate_indexed(&root, 0x21_9E_4A);
     let zipnum_dir = dir.path().join("zipnum");
     let report = stdout_ok(
         &run(ldwarc()
@@ -152,7 +126,7 @@ fn pywb_serves_ldwarc_zipnum_index() {
         archive_dir: &warc_dir,
     }]);
 
-    compare_queries(&pywb, &index, &root, &rows_of(&export));
+    compare_queries(&pywb, &index, &root, &cdx_queries::rows_of_export(&export));
     let zipnum_arg = idx_path.display().to_string();
     let server = LdwarcServer::start(&root, &["--zipnum", &zipnum_arg]);
     compare_pages(&pywb, &server, &index, &lines);
@@ -161,18 +135,7 @@ fn pywb_serves_ldwarc_zipnum_index() {
 
 /// Fixed and generated queries: pywb over the ZipNum index = `ldwarc query` = the reader.
 fn compare_queries(pywb: &Pywb, index: &ZipNumIndex, root: &Path, rows: &[Row]) {
-    let mut by_url: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for row in rows {
-        by_url
-            .entry(row.url.clone())
-            .or_default()
-            .push(row.timestamp.clone());
-    }
-    for stamps in by_url.values_mut() {
-        stamps.sort();
-        stamps.dedup();
-    }
-    by_url.retain(|url, _| url.starts_with("http"));
+    let by_url = cdx_queries::web_timestamps_by_url(rows);
     let mut rng = Rng::new(0x219E_5EED);
     let queries: Vec<Query> = fixed_queries()
         .into_iter()

@@ -256,6 +256,21 @@ impl HttpResponse {
     }
 }
 
+/// A generated archive (`generated::generate`) in `root`, indexed by `ldwarc index`, with
+/// its CDXJ export from `ldwarc cdx`.
+pub fn generate_indexed(root: &Path, seed: u64) -> (generated::GeneratedArchive, String) {
+    let archive = generated::generate(root, seed);
+    stdout_ok(
+        &run(ldwarc().arg("index").arg("--root").arg(root)),
+        "ldwarc index",
+    );
+    let export = stdout_ok(
+        &run(ldwarc().arg("cdx").arg("--root").arg(root)),
+        "ldwarc cdx",
+    );
+    (archive, export)
+}
+
 /// A minimal HTTP/1.0 `GET` on 127.0.0.1 (the server closes the connection after answering).
 pub fn http_get(port: u16, path: &str) -> std::io::Result<HttpResponse> {
     let mut stream = TcpStream::connect(("127.0.0.1", port))?;

@@ -18,6 +18,41 @@ pub struct Row {
     pub url: String,
 }
 
+/// The captures of a CDXJ export, as rows.
+pub fn rows_of_export(export: &str) -> Vec<Row> {
+    export
+        .lines()
+        .map(|line| {
+            let mut parts = line.splitn(3, ' ');
+            let _urlkey = parts.next();
+            let timestamp = parts.next().expect("timestamp").to_string();
+            let json: Value = serde_json::from_str(parts.next().expect("json")).expect("json");
+            Row {
+                timestamp,
+                url: json["url"].as_str().expect("url").to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The distinct timestamps of each URL of the Web (not `dns:`: only those are queried by
+/// URL), sorted.
+pub fn web_timestamps_by_url(rows: &[Row]) -> BTreeMap<String, Vec<String>> {
+    let mut by_url: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for row in rows {
+        by_url
+            .entry(row.url.clone())
+            .or_default()
+            .push(row.timestamp.clone());
+    }
+    for stamps in by_url.values_mut() {
+        stamps.sort();
+        stamps.dedup();
+    }
+    by_url.retain(|url, _| url.starts_with("http"));
+    by_url
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Query {
     pub url: String,
