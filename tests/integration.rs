@@ -26,6 +26,7 @@ mod interop_wget;
 mod interop_writer;
 mod man_pages;
 mod monitor_loopback;
+mod monitor_nodes;
 mod multi_node;
 mod multi_root;
 mod plan_currency;

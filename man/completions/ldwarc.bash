@@ -741,7 +741,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__monitor)
-            opts="-h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --now --help"
+            opts="-h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --state --node --lease-ttl --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -812,6 +812,18 @@ _ldwarc() {
                     return 0
                     ;;
                 --resolve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -183,6 +183,9 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l user-agent -d 
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l follow-predicate -d 'Links are only the objects of this predicate (repeatable; default: every IRI)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l proxy -d 'HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l resolve -d 'Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l state -d 'Keep the schedule, observations and cycles (and the crawler\'s frontier and crawl log) in this shared PostgreSQL database (postgres://user:password@host:port/db): monitors on several nodes share one schedule and take turns, one cycle at a time; a cycle is refused while another node\'s runs' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l node -d 'This node\'s name, in every WARC file name and on its leases [default: the host name]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l lease-ttl -d 'With --state: seconds a PLD lease lasts unless renewed [default: 30]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l now -d 'Fix the cycle\'s clock (RFC 3339, UTC), for tests and replays' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l once -d 'Run one cycle and exit (for cron); otherwise run a cycle every --every'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l json -d 'One JSON object per cycle (and per --truth URL) on stdout instead of text'

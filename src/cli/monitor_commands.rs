@@ -1,6 +1,7 @@
 //! `ldwarc monitor`: flags, then one cycle (`--once`) or the loop, printing each cycle's
 //! summary (and crawl-time estimate against actual) on stderr, or as JSON on stdout, and the
-//! recall and precision against `--truth`.
+//! recall and precision against `--truth`. With `--state postgres://…` the schedule is shared
+//! by the monitors of several nodes (`--node`), whose cycles take turns.
 
 use std::io::{self, BufReader, Write};
 use std::path::PathBuf;
@@ -10,7 +11,7 @@ use chrono::{DateTime, Utc};
 use clap::Args;
 
 use super::output;
-use crate::crawl::{CrawlConfig, CrawlOptions, parse_seconds};
+use crate::crawl::{CrawlConfig, CrawlOptions, check_node_name, parse_seconds};
 use crate::dynamics::duration::{DAY, parse_duration};
 use crate::monitor::{
     CycleReport, MonitorEvent, MonitorOptions, TruthScore, run_cycle, run_loop, score_truth,
@@ -80,6 +81,18 @@ pub struct MonitorArgs {
     /// Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable).
     #[arg(long, value_name = "HOST=ADDR")]
     resolve: Vec<String>,
+    /// Keep the schedule, observations and cycles (and the crawler's frontier and crawl log)
+    /// in this shared PostgreSQL database (postgres://user:password@host:port/db): monitors
+    /// on several nodes share one schedule and take turns, one cycle at a time; a cycle is
+    /// refused while another node's runs.
+    #[arg(long, value_name = "POSTGRES-URL")]
+    state: Option<String>,
+    /// This node's name, in every WARC file name and on its leases [default: the host name].
+    #[arg(long, value_name = "NAME")]
+    node: Option<String>,
+    /// With --state: seconds a PLD lease lasts unless renewed [default: 30].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, hide = true)]
+    lease_ttl: Option<Duration>,
     /// Fix the cycle's clock (RFC 3339, UTC), for tests and replays.
     #[arg(long, hide = true, value_name = "RFC3339", requires = "once", value_parser = parse_now)]
     now: Option<DateTime<Utc>>,
@@ -183,6 +196,7 @@ fn monitor_options(args: &MonitorArgs) -> Result<MonitorOptions, String> {
     if !args.resolve.is_empty() {
         crawl.resolve = args.resolve.clone();
     }
+    shared_options(args, &mut crawl)?;
     let mut kernel = read_seed_arguments(&args.seeds)?;
     if let Some(file) = &args.seeds_file {
         kernel.extend(read_seed_file(file)?);
@@ -204,6 +218,27 @@ fn monitor_options(args: &MonitorArgs) -> Result<MonitorOptions, String> {
         every: args.every,
         now: args.now,
     })
+}
+
+/// The flags of a monitor on a shared PostgreSQL store.
+fn shared_options(args: &MonitorArgs, crawl: &mut CrawlOptions) -> Result<(), String> {
+    if args.state.is_some() {
+        crawl.state = args.state.clone();
+    }
+    if let Some(node) = &args.node {
+        check_node_name(node)?;
+        crawl.node = Some(node.clone());
+    }
+    if let Some(ttl) = args.lease_ttl {
+        crawl.lease_ttl = ttl;
+    }
+    if crawl.state.is_some() && crawl.lease_ttl < crawl.delay.mul_f64(1.5) {
+        return Err(format!(
+            "--lease-ttl {:.1} s must be at least 1.5 × --delay: a dead node's last request must lie a delay back when its domains are taken over",
+            crawl.lease_ttl.as_secs_f64()
+        ));
+    }
+    Ok(())
 }
 
 fn read_seed_arguments(arguments: &[String]) -> Result<Vec<String>, String> {
@@ -271,7 +306,7 @@ fn print_truth(
     now: DateTime<Utc>,
     json: bool,
 ) -> io::Result<()> {
-    let scores = score_truth(&options.crawl.root, truth, now).map_err(io::Error::other)?;
+    let scores = score_truth(options, truth, now).map_err(io::Error::other)?;
     let mut out = output::stdout();
     if json {
         for score in &scores {
@@ -319,5 +354,44 @@ mod tests {
         assert!(parse_strategy("gold").unwrap_err().contains("simulate"));
         assert!(parse_now("2026-01-02T00:00:00Z").is_ok());
         assert!(parse_now("yesterday").is_err());
+    }
+
+    #[derive(clap::Parser)]
+    struct Line {
+        #[command(flatten)]
+        args: MonitorArgs,
+    }
+
+    fn options(flags: &[&str]) -> Result<MonitorOptions, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().display().to_string();
+        let mut line = vec!["monitor", "--root", &root, "http://a.example/"];
+        line.extend_from_slice(flags);
+        let parsed = <Line as clap::Parser>::try_parse_from(line).map_err(|e| e.to_string())?;
+        monitor_options(&parsed.args)
+    }
+
+    #[test]
+    fn a_shared_state_store_and_the_node_reach_the_crawler() {
+        let local = options(&[]).unwrap();
+        assert_eq!((local.crawl.state, local.crawl.node), (None, None));
+        let shared = options(&["--state", "postgres://u@db/ldwarc", "--node", "n2"]).unwrap();
+        assert_eq!(
+            shared.crawl.state.as_deref(),
+            Some("postgres://u@db/ldwarc")
+        );
+        assert_eq!(shared.crawl.node.as_deref(), Some("n2"));
+        let bad_node = options(&["--state", "postgres://u@db/x", "--node", "a b"]).unwrap_err();
+        assert!(bad_node.contains("node name"), "{bad_node}");
+        let short_lease = options(&[
+            "--state",
+            "postgres://u@db/x",
+            "--delay",
+            "30",
+            "--lease-ttl",
+            "10",
+        ])
+        .unwrap_err();
+        assert!(short_lease.contains("--lease-ttl"), "{short_lease}");
     }
 }

@@ -9,6 +9,13 @@
 //! one transaction. A cycle killed anywhere before that commit leaves the schedule as it was:
 //! its URLs are still due and are fetched again by the next cycle, and the crawler recovers
 //! the WARC file it left open.
+//!
+//! With `--state postgres://…` the tables are [`PgMonitorTable`]'s, shared by the monitors
+//! of every node, and each cycle also holds the cycle lock shared by every node: cycles never
+//! overlap anywhere, so every due URL is fetched once per cycle, by the node that runs it,
+//! through the crawler on the same shared store, into that node's root. The lock is kept a
+//! politeness delay past the crawl, so the next node's first request to a PLD comes at least
+//! that long after this node's last one.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -21,15 +28,16 @@ use super::MonitorError;
 use super::detect::{Seen, Verdict, look, verdict};
 use super::estimate::{CycleEstimate, FetchHistory, estimate_cycle, observed_overhead};
 use super::lock::CycleLock;
+use super::pg_table::PgMonitorTable;
 use super::segment::reachable;
-use super::table::{CycleRow, Member, MonitorTable, Observation};
+use super::table::{CycleRow, Member, MonitorTable, MonitorTables, Observation};
 use super::truth::{TruthScore, score};
-use crate::crawl::{CrawlOptions, crawl, normalize};
+use crate::crawl::{CrawlOptions, JoinCrawl, check_node_name, crawl, normalize};
 use crate::replay::ReplayArchive;
 use crate::schedule::{
     ChangeHistory, Policy, ScheduleState, allocate_budget, plan_budget_cycle, plan_cycle,
 };
-use crate::store::{Change, StateStore};
+use crate::store::{Change, FetchLogEntry, PgStateStore, StateBackend, StateStore};
 
 /// Crawls of the log whose fetch times feed the estimate.
 const RECENT_CRAWLS: i64 = 20;
@@ -127,16 +135,59 @@ pub enum MonitorEvent {
     Sleeping(DateTime<Utc>),
 }
 
-/// Runs one cycle under the lock.
+/// Runs one cycle under the lock (and, with a shared state store, under the lock of every
+/// node, refused at once while another node's cycle runs).
 pub fn run_cycle(options: &MonitorOptions) -> Result<CycleReport, MonitorError> {
     let state_dir = state_dir(&options.crawl.root);
     let _lock = CycleLock::acquire(&state_dir)?;
-    cycle(options, options.now.unwrap_or_else(Utc::now))
+    locked_cycle(options, options.now.unwrap_or_else(Utc::now))
+}
+
+/// The node's name with a shared state store: `--node`, else the host name.
+fn node_name(options: &CrawlOptions) -> Result<String, MonitorError> {
+    let name = match &options.node {
+        Some(name) => name.clone(),
+        None => gethostname::gethostname().to_string_lossy().into_owned(),
+    };
+    check_node_name(&name).map_err(MonitorError::Options)?;
+    Ok(name)
+}
+
+/// Opens the tables: the archive's own, or the shared ones with the lock of every node.
+fn open_tables(options: &MonitorOptions) -> Result<Box<dyn MonitorTables>, MonitorError> {
+    match &options.crawl.state {
+        None => Ok(Box::new(MonitorTable::open(&state_dir(
+            &options.crawl.root,
+        ))?)),
+        Some(database) => {
+            let mut table = PgMonitorTable::connect(database, &node_name(&options.crawl)?)?;
+            table.lock()?;
+            Ok(Box::new(table))
+        }
+    }
+}
+
+/// One cycle on the tables [`open_tables`] gives (the archive's lock is the caller's).
+fn locked_cycle(
+    options: &MonitorOptions,
+    clock: DateTime<Utc>,
+) -> Result<CycleReport, MonitorError> {
+    let mut tables = open_tables(options)?;
+    let report = cycle(options, clock, tables.as_mut())?;
+    if options.crawl.state.is_some() && report.due > 0 {
+        // Politeness across nodes: the next cycle, maybe another node's, starts a new crawl
+        // with leases of its own; keeping the lock for one delay spaces its first request
+        // from this crawl's last.
+        std::thread::sleep(options.crawl.delay);
+    }
+    Ok(report)
 }
 
 /// Runs cycles every `options.every` seconds until an error that is not the cycle's own
-/// (the lock, the tables). The lock is held for the whole run, so no other monitor runs on
-/// the archive meanwhile; a failed cycle is reported and the next one runs on time.
+/// (the lock, the tables). The archive's lock is held for the whole run, so no other monitor
+/// runs on the archive meanwhile; a failed cycle is reported and the next one runs on time.
+/// With a shared state store the lock of every node is taken per cycle: a cycle refused
+/// because another node's is running is reported as failed, and the next runs on time.
 pub fn run_loop(
     options: &MonitorOptions,
     on_event: &mut dyn FnMut(&MonitorEvent),
@@ -147,9 +198,12 @@ pub fn run_loop(
     let mut next = Utc::now();
     loop {
         let started = Utc::now();
-        match cycle(options, started) {
+        match locked_cycle(options, started) {
             Ok(report) => on_event(&MonitorEvent::Cycle(Box::new(report))),
             Err(error @ (MonitorError::Crawl(_) | MonitorError::Io(_))) => {
+                on_event(&MonitorEvent::Failed(error.to_string()));
+            }
+            Err(error @ MonitorError::Locked(_)) if options.crawl.state.is_some() => {
                 on_event(&MonitorEvent::Failed(error.to_string()));
             }
             Err(error) => return Err(error),
@@ -166,15 +220,20 @@ pub fn run_loop(
     }
 }
 
-/// Recall and precision of the monitor's observations so far against `histories`, up to
-/// `now` (per URL, then `"all"`).
+/// Recall and precision of the monitor's observations so far (of every node, with a shared
+/// state store) against `histories`, up to `now` (per URL, then `"all"`).
 pub fn score_truth(
-    root: &Path,
+    options: &MonitorOptions,
     histories: &[ChangeHistory],
     now: DateTime<Utc>,
 ) -> Result<Vec<TruthScore>, MonitorError> {
-    let table = MonitorTable::open(&state_dir(root))?;
-    Ok(score(histories, &table.observations()?, seconds(now)))
+    let observations = match &options.crawl.state {
+        None => MonitorTable::open(&state_dir(&options.crawl.root))?.observations()?,
+        Some(database) => {
+            PgMonitorTable::connect(database, &node_name(&options.crawl)?)?.observations()?
+        }
+    };
+    Ok(score(histories, &observations, seconds(now)))
 }
 
 fn state_dir(root: &Path) -> std::path::PathBuf {
@@ -203,7 +262,11 @@ fn normalized_kernel(urls: &[String]) -> Result<Vec<String>, MonitorError> {
         .collect()
 }
 
-fn cycle(options: &MonitorOptions, clock: DateTime<Utc>) -> Result<CycleReport, MonitorError> {
+fn cycle(
+    options: &MonitorOptions,
+    clock: DateTime<Utc>,
+    table: &mut dyn MonitorTables,
+) -> Result<CycleReport, MonitorError> {
     let wall = Instant::now();
     let started = Utc::now();
     let policy = options.policy;
@@ -211,7 +274,6 @@ fn cycle(options: &MonitorOptions, clock: DateTime<Utc>) -> Result<CycleReport, 
         .validate()
         .map_err(|e| MonitorError::Options(e.to_string()))?;
     let now = seconds(clock);
-    let mut table = MonitorTable::open(&state_dir(&options.crawl.root))?;
     table.add_kernel(
         &normalized_kernel(&options.kernel)?,
         &ScheduleState::new(&policy),
@@ -378,14 +440,11 @@ fn crawl_due(options: &MonitorOptions, urls: &[String]) -> Result<CrawlOutcome, 
     crawl_options.seeds = urls.to_vec();
     crawl_options.hops = 0;
     crawl_options.resume = false;
+    crawl_options.join = JoinCrawl::New;
     let started = Instant::now();
     let summary = crawl(crawl_options, &|_| {}).map_err(|e| MonitorError::Crawl(e.to_string()))?;
     let actual = started.elapsed().as_secs_f64();
-    let store = StateStore::open(&state_dir(&options.crawl.root))
-        .map_err(|e| MonitorError::Store(e.to_string()))?;
-    let log = store
-        .fetch_log(Some(summary.crawl))
-        .map_err(|e| MonitorError::Store(e.to_string()))?;
+    let log = crawl_log(options, summary.crawl)?;
     let mut outcomes = HashMap::new();
     for entry in log.iter().filter(|e| e.kind == "document") {
         let ok = matches!(
@@ -395,6 +454,23 @@ fn crawl_due(options: &MonitorOptions, urls: &[String]) -> Result<CrawlOutcome, 
         outcomes.insert(entry.url.clone(), ok);
     }
     Ok((Some(summary.crawl), actual, outcomes))
+}
+
+/// The crawl log of crawl `id`, from the store the crawler wrote it to.
+fn crawl_log(options: &MonitorOptions, id: i64) -> Result<Vec<FetchLogEntry>, MonitorError> {
+    let store_error = |e: crate::store::BackendError| MonitorError::Store(e.to_string());
+    match &options.crawl.state {
+        Some(database) => PgStateStore::connect(database)
+            .and_then(|mut store| store.fetch_log(Some(id)))
+            .map_err(store_error),
+        None => {
+            let store = StateStore::open(&state_dir(&options.crawl.root))
+                .map_err(|e| MonitorError::Store(e.to_string()))?;
+            store
+                .fetch_log(Some(id))
+                .map_err(|e| MonitorError::Store(e.to_string()))
+        }
+    }
 }
 
 /// Records a download in the member; returns the verdict and the observation.

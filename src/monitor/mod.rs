@@ -7,6 +7,8 @@
 //!
 //! - [`cycle`]: one cycle, and the loop of cycles;
 //! - [`table`]: the schedule, observation and cycle tables in the state store;
+//! - [`pg_table`]: the same tables in a PostgreSQL database shared by the monitors of several
+//!   nodes (`--state postgres://…`), and the cycle lock of every node;
 //! - [`segment`]: the kernel's neighbourhood within the hop limit;
 //! - [`detect`]: byte- and graph-level change detection;
 //! - [`estimate`]: the crawl-time estimate of a cycle;
@@ -19,6 +21,7 @@ pub mod cycle;
 pub mod detect;
 pub mod estimate;
 pub mod lock;
+pub mod pg_table;
 pub mod segment;
 pub mod table;
 pub mod truth;
@@ -28,13 +31,14 @@ pub use cycle::{
 };
 pub use estimate::CycleEstimate;
 pub use lock::CycleLock;
-pub use table::{CycleRow, Member, MonitorTable, Observation};
+pub use pg_table::PgMonitorTable;
+pub use table::{CycleRow, Member, MonitorTable, MonitorTables, Observation, TimedFetch};
 pub use truth::TruthScore;
 
 /// Why a monitor cycle could not run, as one line for the user.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MonitorError {
-    /// Another cycle holds the lock.
+    /// Another cycle holds the lock (on this archive, or on the shared state store).
     #[error("{0}")]
     Locked(String),
     /// Bad options (no kernel, a budget missing).

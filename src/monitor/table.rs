@@ -129,6 +129,80 @@ pub struct CycleRow {
     pub finished: Option<String>,
 }
 
+/// The monitor's tables, wherever they are kept: the embedded [`MonitorTable`] of one
+/// archive, or [`PgMonitorTable`](super::PgMonitorTable) shared by the monitors of several
+/// nodes. A cycle reads and writes them only through this trait.
+pub trait MonitorTables {
+    /// Adds kernel URLs not yet stored (a stored URL is made kernel and active, its
+    /// schedule kept). Returns how many were new.
+    fn add_kernel(&mut self, urls: &[String], fresh: &ScheduleState)
+    -> Result<usize, MonitorError>;
+    /// Every stored URL, kernel first, then by URL.
+    fn members(&mut self) -> Result<Vec<Member>, MonitorError>;
+    /// The next cycle's number.
+    fn next_cycle(&mut self) -> Result<i64, MonitorError>;
+    /// Records a cycle as started (committed at once, so a killed cycle stays visible).
+    fn start_cycle(&mut self, row: &CycleRow) -> Result<(), MonitorError>;
+    /// Writes everything a cycle learned in one transaction: the members' new state, the
+    /// observations, and the cycle's end.
+    fn commit_cycle(
+        &mut self,
+        members: &[&Member],
+        observations: &[Observation],
+        row: &CycleRow,
+    ) -> Result<(), MonitorError>;
+    /// Every cycle, oldest first.
+    fn cycles(&mut self) -> Result<Vec<CycleRow>, MonitorError>;
+    /// Every observation, oldest first.
+    fn observations(&mut self) -> Result<Vec<Observation>, MonitorError>;
+    /// Timed document and robots.txt fetches of the latest `recent` crawls of the crawl log
+    /// beside these tables.
+    fn timed_fetches(&mut self, recent: i64) -> Result<Vec<TimedFetch>, MonitorError>;
+}
+
+impl MonitorTables for MonitorTable {
+    fn add_kernel(
+        &mut self,
+        urls: &[String],
+        fresh: &ScheduleState,
+    ) -> Result<usize, MonitorError> {
+        MonitorTable::add_kernel(self, urls, fresh)
+    }
+
+    fn members(&mut self) -> Result<Vec<Member>, MonitorError> {
+        MonitorTable::members(self)
+    }
+
+    fn next_cycle(&mut self) -> Result<i64, MonitorError> {
+        MonitorTable::next_cycle(self)
+    }
+
+    fn start_cycle(&mut self, row: &CycleRow) -> Result<(), MonitorError> {
+        MonitorTable::start_cycle(self, row)
+    }
+
+    fn commit_cycle(
+        &mut self,
+        members: &[&Member],
+        observations: &[Observation],
+        row: &CycleRow,
+    ) -> Result<(), MonitorError> {
+        MonitorTable::commit_cycle(self, members, observations, row)
+    }
+
+    fn cycles(&mut self) -> Result<Vec<CycleRow>, MonitorError> {
+        MonitorTable::cycles(self)
+    }
+
+    fn observations(&mut self) -> Result<Vec<Observation>, MonitorError> {
+        MonitorTable::observations(self)
+    }
+
+    fn timed_fetches(&mut self, recent: i64) -> Result<Vec<TimedFetch>, MonitorError> {
+        MonitorTable::timed_fetches(self, recent)
+    }
+}
+
 /// The monitor's tables.
 pub struct MonitorTable {
     path: PathBuf,
@@ -467,7 +541,7 @@ fn sql(path: &Path, error: rusqlite::Error) -> MonitorError {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::schedule::{Policy, Strategy};
 
@@ -490,9 +564,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn kernel_and_cycles_survive_reopening_and_a_cycle_commits_as_one() {
-        let dir = tempfile::tempdir().unwrap();
+    /// The behaviour every backend of [`MonitorTables`] shows; `open` opens the same
+    /// (initially empty) tables again each time it is called.
+    pub(crate) fn exercise_tables(open: &mut dyn FnMut() -> Box<dyn MonitorTables>) {
         let policy = Policy::new(Strategy::Fix);
         let fresh = ScheduleState::new(&policy);
         let kernel = vec![
@@ -500,13 +574,13 @@ mod tests {
             "http://a.example/2".to_string(),
         ];
         {
-            let mut table = MonitorTable::open(dir.path()).unwrap();
+            let mut table = open();
             assert_eq!(table.add_kernel(&kernel, &fresh).unwrap(), 2);
             assert_eq!(table.add_kernel(&kernel, &fresh).unwrap(), 0, "stored once");
             assert_eq!(table.next_cycle().unwrap(), 1);
             table.start_cycle(&row(1)).unwrap();
         }
-        let mut table = MonitorTable::open(dir.path()).unwrap();
+        let mut table = open();
         assert_eq!(table.next_cycle().unwrap(), 2, "a started cycle counts");
         let cycles = table.cycles().unwrap();
         assert_eq!(cycles[0].finished, None, "killed before committing");
@@ -527,6 +601,7 @@ mod tests {
         };
         let mut done = row(1);
         done.actual_s = Some(1.2);
+        done.fetched = Some(1);
         done.finished = Some("2026-01-01T00:00:02Z".into());
         table
             .commit_cycle(&[&members[0]], std::slice::from_ref(&observation), &done)
@@ -534,12 +609,21 @@ mod tests {
         let stored = table.members().unwrap();
         assert_eq!(stored[0].state.last_download, Some(1000.0));
         assert_eq!(stored[0].links, vec!["http://b.example/".to_string()]);
+        assert_eq!(stored[0].digest.as_deref(), Some("sha1:X"));
         assert_eq!(stored[1].state.last_download, None);
         assert_eq!(table.observations().unwrap(), vec![observation]);
-        assert_eq!(table.cycles().unwrap()[0].actual_s, Some(1.2));
+        assert_eq!(table.cycles().unwrap(), vec![done]);
         assert!(
             table.timed_fetches(5).unwrap().is_empty(),
             "no crawl log yet"
         );
+    }
+
+    #[test]
+    fn kernel_and_cycles_survive_reopening_and_a_cycle_commits_as_one() {
+        let dir = tempfile::tempdir().unwrap();
+        exercise_tables(&mut || -> Box<dyn MonitorTables> {
+            Box::new(MonitorTable::open(dir.path()).unwrap())
+        });
     }
 }
