@@ -1,7 +1,9 @@
 //! The state store under `<root>/state/`: the crawl log (one row per fetch), the crawl
 //! frontier (so a killed crawl resumes), and per-URL state (latest payload capture, ETag,
 //! Last-Modified) that revisit detection and conditional requests need. Embedded SQLite
-//! (bundled), in WAL mode so readers never block the one writer.
+//! (bundled), in WAL mode so readers never block the one writer, by default; PostgreSQL
+//! ([`PgStateStore`]) when several crawler nodes share one frontier, with per-PLD leases and
+//! fenced commits ([`PldLeases`], [`FencedTransaction`]). [`StateBackend`] is what both offer.
 
 mod backend;
 mod lease;
