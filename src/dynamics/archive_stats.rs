@@ -232,7 +232,7 @@ pub struct WeibullStats {
     /// The median over documents of their mean interval between observations, days.
     pub crawl_interval_days: Option<f64>,
     /// The share of the lifetimes shorter than 8 crawl intervals, where several changes
-    /// between two visits look like one longer lifetime ([BC] Fig. 13–14: aliasing below
+    /// between two visits look like one longer lifetime (\[BC\] Fig. 13–14: aliasing below
     /// about 8 days with daily visits). Above one half, the fit describes the crawl more than
     /// the pages ([`ALIASING_WARNING`]).
     pub aliased_fraction: f64,

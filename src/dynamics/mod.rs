@@ -19,7 +19,7 @@
 //!
 //! Times are `f64` in one unit chosen by the caller (rates come back per that unit); the
 //! command line works in seconds and prints days. The archive-facing side, the one part
-//! with I/O, is [`archive_stats`] (every document URL of a scope read back through the
+//! with I/O, is [`archive_stats`](mod@archive_stats) (every document URL of a scope read back through the
 //! replay API and fed to these functions: `ldwarc stats`) with its figures in [`plots`]. See
 //! `docs/dynamics.md` for the formulas and the choices made where the papers leave room.
 

@@ -19,7 +19,7 @@ use tantivy::TantivyDocument;
 
 /// Commit at least this often (captures), so a killed run loses little work.
 const COMMIT_EVERY_CAPTURES: usize = 200_000;
-/// Environment variable overriding [`COMMIT_EVERY_CAPTURES`] (a positive number of
+/// Environment variable overriding `COMMIT_EVERY_CAPTURES` (a positive number of
 /// captures). Meant for tests that kill runs between commits; the default suits real use.
 pub const COMMIT_EVERY_ENV: &str = "LDWARC_INDEX_COMMIT_EVERY";
 /// …or this often (time).

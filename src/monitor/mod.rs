@@ -1,4 +1,4 @@
-//! `ldwarc monitor`, the observatory loop (DyLDO §6, [UMP] §3–§5): a kernel of seed URLs,
+//! `ldwarc monitor`, the observatory loop (DyLDO §6, \[UMP\] §3–§5): a kernel of seed URLs,
 //! always monitored, plus an adaptive segment of the documents within a hop limit of it; each
 //! cycle downloads the URLs the re-crawl strategy says are due, through the crawler (same
 //! politeness, same WARC output), detects changes by bytes and by canonical RDF graph, lets the

@@ -1,6 +1,6 @@
 //! Recall and precision of the monitor against ground truth (per URL, its real change
 //! instants, in the `ldwarc simulate --histories` format of [`crate::schedule::history`]), as
-//! [UMP] §4.2 measures strategies: a download *detects* a change when the monitor found the
+//! \[UMP\] §4.2 measures strategies: a download *detects* a change when the monitor found the
 //! content changed since the previous download; recall = changes detected / real changes in
 //! the monitored span (from the URL's first download to the evaluation time, within the
 //! history's span), precision = changes detected / downloads after the first. Several real

@@ -12,7 +12,7 @@
 //! - [`history`]: change histories (the `--histories` JSON-lines format) and the change-rate
 //!   bands of the paper's Table 2;
 //! - [`synthetic`]: change histories drawn from models, deterministic by seed;
-//! - [`simulate`]: replays histories against strategies and measures recall, precision and
+//! - [`simulate`](mod@simulate): replays histories against strategies and measures recall, precision and
 //!   freshness per band and over time;
 //! - [`crawl_time`]: crawl-time estimation, the paper's first-fit bin packing (§5) and a
 //!   simulation of our crawler's politeness rules;
