@@ -295,7 +295,7 @@ fn resolve_late_originals(
 }
 
 /// The original of a revisit looked up in the committed index alone, by the rules of
-/// [`Adder::resolve_original`].
+/// `Adder::resolve_original`.
 pub fn original_in_index(
     index: &(impl CaptureSource + ?Sized),
     revisit: &Capture,
