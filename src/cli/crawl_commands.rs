@@ -177,33 +177,30 @@ fn shared_options(args: &CrawlArgs, options: &mut CrawlOptions) -> Result<(), St
     if options.state.is_none() && options.join != JoinCrawl::New {
         return Err("--join and --crawl-id need --state postgres://…".into());
     }
-    if options.state.is_some() && options.lease_ttl < options.delay.mul_f64(1.5) {
-        return Err(format!(
-            "--lease-ttl {:.1} s must be at least 1.5 × --delay: a dead node's last request must lie a delay back when its domains are taken over",
-            options.lease_ttl.as_secs_f64()
-        ));
-    }
-    Ok(())
+    options.check_lease_ttl()
 }
 
 /// Seeds from the command line: URLs, and `@FILE` lists.
-fn read_seeds(arguments: &[String]) -> Result<Vec<String>, String> {
+pub(super) fn read_seeds(arguments: &[String]) -> Result<Vec<String>, String> {
     let mut seeds = Vec::new();
     for argument in arguments {
         match argument.strip_prefix('@') {
-            Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-                seeds.extend(
-                    text.lines()
-                        .map(str::trim)
-                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                        .map(str::to_string),
-                );
-            }
+            Some(path) => seeds.extend(read_seed_file(std::path::Path::new(path))?),
             None => seeds.push(argument.clone()),
         }
     }
     Ok(seeds)
+}
+
+/// The URLs of a seed file: one per line, blank lines and `#` comments skipped.
+pub(super) fn read_seed_file(path: &std::path::Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect())
 }
 
 fn progress_bar() -> ProgressBar {

@@ -197,9 +197,9 @@ fn monitor_options(args: &MonitorArgs) -> Result<MonitorOptions, String> {
         crawl.resolve = args.resolve.clone();
     }
     shared_options(args, &mut crawl)?;
-    let mut kernel = read_seed_arguments(&args.seeds)?;
+    let mut kernel = super::crawl_commands::read_seeds(&args.seeds)?;
     if let Some(file) = &args.seeds_file {
-        kernel.extend(read_seed_file(file)?);
+        kernel.extend(super::crawl_commands::read_seed_file(file)?);
     }
     let policy = Policy {
         min_interval: args.min_interval,
@@ -232,34 +232,7 @@ fn shared_options(args: &MonitorArgs, crawl: &mut CrawlOptions) -> Result<(), St
     if let Some(ttl) = args.lease_ttl {
         crawl.lease_ttl = ttl;
     }
-    if crawl.state.is_some() && crawl.lease_ttl < crawl.delay.mul_f64(1.5) {
-        return Err(format!(
-            "--lease-ttl {:.1} s must be at least 1.5 × --delay: a dead node's last request must lie a delay back when its domains are taken over",
-            crawl.lease_ttl.as_secs_f64()
-        ));
-    }
-    Ok(())
-}
-
-fn read_seed_arguments(arguments: &[String]) -> Result<Vec<String>, String> {
-    let mut seeds = Vec::new();
-    for argument in arguments {
-        match argument.strip_prefix('@') {
-            Some(path) => seeds.extend(read_seed_file(&PathBuf::from(path))?),
-            None => seeds.push(argument.clone()),
-        }
-    }
-    Ok(seeds)
-}
-
-fn read_seed_file(path: &PathBuf) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(str::to_string)
-        .collect())
+    crawl.check_lease_ttl()
 }
 
 fn load_truth(path: &PathBuf) -> io::Result<Vec<ChangeHistory>> {

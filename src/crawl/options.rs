@@ -106,6 +106,19 @@ pub fn check_node_name(name: &str) -> Result<(), String> {
 }
 
 impl CrawlOptions {
+    /// With a shared state, a lease must outlive 1.5 crawl delays: a dead node's last request
+    /// must lie a delay back when another node takes its domains over.
+    pub fn check_lease_ttl(&self) -> Result<(), String> {
+        if self.state.is_some() && self.lease_ttl < self.delay.mul_f64(1.5) {
+            return Err(format!(
+                "--lease-ttl {:.1} s must be at least 1.5 × --delay: a dead node's last request \
+                 must lie a delay back when its domains are taken over",
+                self.lease_ttl.as_secs_f64()
+            ));
+        }
+        Ok(())
+    }
+
     /// The defaults for an archive at `root`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self {
