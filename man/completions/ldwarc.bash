@@ -227,7 +227,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-h --root --hops --delay --max-crawl-delay --concurrency --timeout --max-body --user-agent --accept --follow-predicate --proxy --resolve --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --json --help"
+            opts="-h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -237,15 +237,7 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --hops)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --delay)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-crawl-delay)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -257,15 +249,7 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --max-body)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --user-agent)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --accept)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -278,6 +262,22 @@ _ldwarc() {
                     return 0
                     ;;
                 --resolve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hops)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-crawl-delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-body)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accept)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -84,17 +84,17 @@ json\t'One JSON object per line'
 text\t'Space-separated fields (`-` when absent)'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l hops -d 'Follow links up to this many hops from the seeds [default: 2]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l delay -d 'Minimum seconds between two requests to one pay-level domain [default: 2]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-crawl-delay -d 'Largest robots.txt Crawl-delay honoured, in seconds [default: 60]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l concurrency -d 'Requests in flight at most, one per pay-level domain [default: 64]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l timeout -d 'Seconds allowed for a whole fetch; connecting has the same limit [default: 120]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-body -d 'Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50000000]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l user-agent -d 'User-Agent, with a contact URL or address for real crawls' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l accept -d 'Accept header [default: the six RDF syntaxes, q-weighted]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l follow-predicate -d 'Follow only objects of this predicate (repeatable; default: every IRI is a link)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l proxy -d 'HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resolve -d 'Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l hops -d 'Follow links up to this many hops from the seeds [default: 2]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-crawl-delay -d 'Largest robots.txt Crawl-delay honoured, in seconds [default: 60]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-body -d 'Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50000000]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l accept -d 'Accept header [default: the six RDF syntaxes, q-weighted]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l state -d 'Keep the frontier, crawl log and URL state in this shared PostgreSQL database (postgres://user:password@host:port/db) instead of under the root: several nodes crawl together, each holding leases on the pay-level domains it fetches' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l node -d 'This node\'s name, in every WARC file name and on its leases [default: the host name]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l crawl-id -d 'With --state: work on this crawl' -r
@@ -178,9 +178,9 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l initial-interv
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l truth -d 'Ground truth: per URL its change times (the simulate --histories format); prints recall and precision after each cycle' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l delay -d 'Minimum seconds between two requests to one pay-level domain [default: 2]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l concurrency -d 'Requests in flight at most, one per pay-level domain [default: 64]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l timeout -d 'Seconds allowed for a whole fetch [default: 120]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l timeout -d 'Seconds allowed for a whole fetch; connecting has the same limit [default: 120]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l user-agent -d 'User-Agent, with a contact URL or address for real crawls' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l follow-predicate -d 'Links are only the objects of this predicate (repeatable; default: every IRI)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l follow-predicate -d 'Follow only objects of this predicate (repeatable; default: every IRI is a link)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l proxy -d 'HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l resolve -d 'Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l state -d 'Keep the schedule, observations and cycles (and the crawler\'s frontier and crawl log) in this shared PostgreSQL database (postgres://user:password@host:port/db): monitors on several nodes share one schedule and take turns, one cycle at a time; a cycle is refused while another node\'s runs' -r

@@ -13,38 +13,21 @@ use crate::crawl::{
     parse_seconds,
 };
 
-/// Arguments of `ldwarc crawl`.
+/// How the crawler fetches: the flags `crawl` and `monitor` share.
 #[derive(Debug, Args)]
-pub struct CrawlArgs {
-    #[command(flatten)]
-    root: super::RootArg,
-    /// Seed URLs, or @FILE with one URL per line (# starts a comment).
-    #[arg(value_name = "SEED-URL | @FILE")]
-    seeds: Vec<String>,
-    /// Follow links up to this many hops from the seeds [default: 2].
-    #[arg(long, value_name = "N")]
-    hops: Option<u32>,
+pub(super) struct FetchArgs {
     /// Minimum seconds between two requests to one pay-level domain [default: 2].
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     delay: Option<Duration>,
-    /// Largest robots.txt Crawl-delay honoured, in seconds [default: 60].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    max_crawl_delay: Option<Duration>,
     /// Requests in flight at most, one per pay-level domain [default: 64].
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
     /// Seconds allowed for a whole fetch; connecting has the same limit [default: 120].
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     timeout: Option<Duration>,
-    /// Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50000000].
-    #[arg(long, value_name = "BYTES")]
-    max_body: Option<u64>,
     /// User-Agent, with a contact URL or address for real crawls.
     #[arg(long, value_name = "UA")]
     user_agent: Option<String>,
-    /// Accept header [default: the six RDF syntaxes, q-weighted].
-    #[arg(long, value_name = "ACCEPT")]
-    accept: Option<String>,
     /// Follow only objects of this predicate (repeatable; default: every IRI is a link).
     #[arg(long = "follow-predicate", value_name = "IRI")]
     follow_predicates: Vec<String>,
@@ -54,6 +37,62 @@ pub struct CrawlArgs {
     /// Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable).
     #[arg(long, value_name = "HOST=ADDR")]
     resolve: Vec<String>,
+}
+
+impl FetchArgs {
+    /// Sets the options these flags give; the others keep their configured values.
+    pub(super) fn apply(&self, options: &mut CrawlOptions) -> Result<(), String> {
+        if let Some(delay) = self.delay {
+            options.delay = delay;
+        }
+        if let Some(concurrency) = self.concurrency {
+            if concurrency == 0 {
+                return Err("--concurrency must be at least 1".into());
+            }
+            options.concurrency = concurrency;
+        }
+        if let Some(timeout) = self.timeout {
+            options.timeout = timeout;
+            options.connect_timeout = timeout;
+        }
+        if let Some(agent) = &self.user_agent {
+            options.user_agent = agent.clone();
+        }
+        if !self.follow_predicates.is_empty() {
+            options.follow_predicates = self.follow_predicates.clone();
+        }
+        if self.proxy.is_some() {
+            options.proxy = self.proxy.clone();
+        }
+        if !self.resolve.is_empty() {
+            options.resolve = self.resolve.clone();
+        }
+        Ok(())
+    }
+}
+
+/// Arguments of `ldwarc crawl`.
+#[derive(Debug, Args)]
+pub struct CrawlArgs {
+    #[command(flatten)]
+    root: super::RootArg,
+    /// Seed URLs, or @FILE with one URL per line (# starts a comment).
+    #[arg(value_name = "SEED-URL | @FILE")]
+    seeds: Vec<String>,
+    #[command(flatten)]
+    fetch: FetchArgs,
+    /// Follow links up to this many hops from the seeds [default: 2].
+    #[arg(long, value_name = "N")]
+    hops: Option<u32>,
+    /// Largest robots.txt Crawl-delay honoured, in seconds [default: 60].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    max_crawl_delay: Option<Duration>,
+    /// Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50000000].
+    #[arg(long, value_name = "BYTES")]
+    max_body: Option<u64>,
+    /// Accept header [default: the six RDF syntaxes, q-weighted].
+    #[arg(long, value_name = "ACCEPT")]
+    accept: Option<String>,
     /// Continue the last interrupted crawl where it stopped.
     #[arg(long)]
     resume: bool,
@@ -109,39 +148,15 @@ fn options_from(root: PathBuf, args: &CrawlArgs) -> Result<CrawlOptions, String>
     if let Some(hops) = args.hops {
         options.hops = hops;
     }
-    if let Some(delay) = args.delay {
-        options.delay = delay;
-    }
+    args.fetch.apply(&mut options)?;
     if let Some(delay) = args.max_crawl_delay {
         options.max_crawl_delay = delay;
-    }
-    if let Some(concurrency) = args.concurrency {
-        if concurrency == 0 {
-            return Err("--concurrency must be at least 1".into());
-        }
-        options.concurrency = concurrency;
-    }
-    if let Some(timeout) = args.timeout {
-        options.timeout = timeout;
-        options.connect_timeout = options.timeout;
     }
     if let Some(max_body) = args.max_body {
         options.max_body = max_body;
     }
-    if let Some(agent) = &args.user_agent {
-        options.user_agent = agent.clone();
-    }
     if let Some(accept) = &args.accept {
         options.accept = accept.clone();
-    }
-    if !args.follow_predicates.is_empty() {
-        options.follow_predicates = args.follow_predicates.clone();
-    }
-    if args.proxy.is_some() {
-        options.proxy = args.proxy.clone();
-    }
-    if !args.resolve.is_empty() {
-        options.resolve = args.resolve.clone();
     }
     options.resume = args.resume;
     shared_options(args, &mut options)?;

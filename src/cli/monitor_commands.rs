@@ -60,27 +60,8 @@ pub struct MonitorArgs {
     /// One JSON object per cycle (and per --truth URL) on stdout instead of text.
     #[arg(long)]
     json: bool,
-    /// Minimum seconds between two requests to one pay-level domain [default: 2].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    delay: Option<Duration>,
-    /// Requests in flight at most, one per pay-level domain [default: 64].
-    #[arg(long, value_name = "N")]
-    concurrency: Option<usize>,
-    /// Seconds allowed for a whole fetch [default: 120].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    timeout: Option<Duration>,
-    /// User-Agent, with a contact URL or address for real crawls.
-    #[arg(long, value_name = "UA")]
-    user_agent: Option<String>,
-    /// Links are only the objects of this predicate (repeatable; default: every IRI).
-    #[arg(long = "follow-predicate", value_name = "IRI")]
-    follow_predicates: Vec<String>,
-    /// HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY).
-    #[arg(long, value_name = "URL")]
-    proxy: Option<String>,
-    /// Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable).
-    #[arg(long, value_name = "HOST=ADDR")]
-    resolve: Vec<String>,
+    #[command(flatten)]
+    fetch: super::crawl_commands::FetchArgs,
     /// Keep the schedule, observations and cycles (and the crawler's frontier and crawl log)
     /// in this shared PostgreSQL database (postgres://user:password@host:port/db): monitors
     /// on several nodes share one schedule and take turns, one cycle at a time; a cycle is
@@ -171,31 +152,7 @@ fn monitor_options(args: &MonitorArgs) -> Result<MonitorOptions, String> {
     let root = args.root.root.clone();
     let mut crawl = CrawlOptions::new(&root);
     CrawlConfig::load(&root)?.apply(&mut crawl)?;
-    if let Some(delay) = args.delay {
-        crawl.delay = delay;
-    }
-    if let Some(concurrency) = args.concurrency {
-        if concurrency == 0 {
-            return Err("--concurrency must be at least 1".into());
-        }
-        crawl.concurrency = concurrency;
-    }
-    if let Some(timeout) = args.timeout {
-        crawl.timeout = timeout;
-        crawl.connect_timeout = timeout;
-    }
-    if let Some(agent) = &args.user_agent {
-        crawl.user_agent = agent.clone();
-    }
-    if !args.follow_predicates.is_empty() {
-        crawl.follow_predicates = args.follow_predicates.clone();
-    }
-    if args.proxy.is_some() {
-        crawl.proxy = args.proxy.clone();
-    }
-    if !args.resolve.is_empty() {
-        crawl.resolve = args.resolve.clone();
-    }
+    args.fetch.apply(&mut crawl)?;
     shared_options(args, &mut crawl)?;
     let mut kernel = super::crawl_commands::read_seeds(&args.seeds)?;
     if let Some(file) = &args.seeds_file {

@@ -88,7 +88,8 @@ pub struct ScopeArgs {
 }
 
 impl ScopeArgs {
-    fn scope(&self) -> Scope {
+    /// The scope the options name (the whole archive when none is given).
+    pub(super) fn scope(&self) -> Scope {
         if let Some(prefix) = &self.prefix {
             Scope::Prefix(prefix.clone())
         } else if let Some(host) = &self.host {

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::RootArg;
 use super::output;
+use super::replay_commands::ScopeArgs;
 use crate::dynamics::archive_stats::{ArchiveStats, PldStats, SnapshotStats, UrlStats};
 use crate::dynamics::duration::{DAY, format_number};
 use crate::dynamics::{
@@ -25,15 +26,8 @@ use crate::store::StateStore;
 pub struct StatsArgs {
     #[command(flatten)]
     root: RootArg,
-    /// Only URLs starting with this prefix.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["host", "domain"])]
-    prefix: Option<String>,
-    /// Only URLs on this host.
-    #[arg(long, value_name = "HOST", conflicts_with = "domain")]
-    host: Option<String>,
-    /// Only URLs on this domain and its subdomains (e.g. a pay-level domain).
-    #[arg(long, value_name = "DOMAIN")]
-    domain: Option<String>,
+    #[command(flatten)]
+    scope: ScopeArgs,
     /// Output: text tables, one JSON object, or one CSV table (see --table).
     #[arg(long, default_value = "text", value_name = "text|json|csv")]
     format: StatsFormat,
@@ -84,20 +78,6 @@ enum FitArg {
     Cdf,
 }
 
-impl StatsArgs {
-    fn scope(&self) -> Scope {
-        if let Some(prefix) = &self.prefix {
-            Scope::Prefix(prefix.clone())
-        } else if let Some(host) = &self.host {
-            Scope::Host(host.clone())
-        } else if let Some(domain) = &self.domain {
-            Scope::Domain(domain.clone())
-        } else {
-            Scope::All
-        }
-    }
-}
-
 /// The JSON document of `--format json`.
 #[derive(Serialize)]
 struct JsonReport<'a> {
@@ -113,7 +93,7 @@ pub fn stats(args: StatsArgs) -> io::Result<i32> {
     let truth = args.truth.as_deref().map(read_truth).transpose()?;
     let archive = ReplayArchive::open(&args.root.root)?;
     let options = StatsOptions {
-        scope: args.scope(),
+        scope: args.scope.scope(),
         snapshot_gap_days: args.snapshot_gap / DAY,
         crawls: crawl_windows(&args.root.root)?,
         fit_method: match args.fit {
