@@ -70,6 +70,15 @@ pub fn pay_level_domain(host: &str) -> String {
     }
 }
 
+/// The pay-level domain of a URL's host (empty when the URL has no host or does not parse):
+/// the unit of politeness, leases and per-domain statistics.
+pub fn pld_of_url(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(pay_level_domain))
+        .unwrap_or_default()
+}
+
 /// `<prefix>-<14-digit UTC>-<serial>-<host>.warc.gz`.
 pub fn file_name(prefix: &str, time: DateTime<Utc>, serial: u32, host: &str) -> String {
     format!(

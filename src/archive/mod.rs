@@ -6,7 +6,9 @@ mod layout;
 mod recover;
 mod writer;
 
-pub use layout::{Archive, file_name, is_warc_file_name, pay_level_domain, walk_warc_files};
+pub use layout::{
+    Archive, file_name, is_warc_file_name, pay_level_domain, pld_of_url, walk_warc_files,
+};
 pub use recover::{Recovery, recover_file, recover_open_files};
 pub use writer::{ArchiveWriter, ArchiveWriterOptions, StoredRecord, lock_archive};
 

@@ -201,6 +201,9 @@ fn load_truth(path: &PathBuf) -> io::Result<Vec<ChangeHistory>> {
 }
 
 fn print_cycle(report: &CycleReport, json: bool) -> io::Result<()> {
+    for error in report.urls.iter().filter_map(|u| u.error.as_deref()) {
+        eprintln!("ldwarc: monitor: download not read back, tried again later: {error}");
+    }
     if json {
         let mut out = output::stdout();
         serde_json::to_writer(&mut out, report)?;

@@ -12,7 +12,6 @@ use clap::{ArgGroup, Args};
 use serde::{Deserialize, Serialize};
 
 use super::{RootArg, output};
-use crate::archive::pay_level_domain;
 use crate::dynamics::Weibull;
 use crate::dynamics::duration::{DAY, format_duration, format_number, parse_duration};
 use crate::schedule::crawl_time::{DEFAULT_FETCH_TIME, PaperEstimate};
@@ -655,6 +654,10 @@ fn write_backtest(out: &mut impl Write, reports: &[CrawlTimeReport]) -> io::Resu
     writeln!(out, "within ±20 %: {within} of {compared} crawls")
 }
 
+/// The most URLs one `--plds` line may count: the estimate models every URL, so a count
+/// beyond what any crawl cycle holds would only exhaust memory.
+const MAX_URLS_PER_PLD_LINE: usize = 100_000_000;
+
 /// A line of `--plds`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -672,6 +675,12 @@ fn parse_pld_line(text: &str, default_delay: f64) -> Result<(u32, PldWorkload), 
     let line: PldLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let fetch_times = match (line.fetch_times, line.urls) {
         (Some(times), None) => times,
+        (None, Some(urls)) if urls > MAX_URLS_PER_PLD_LINE => {
+            return Err(format!(
+                "\"urls\": {urls} is more than {MAX_URLS_PER_PLD_LINE} per line; split the \
+                 domain's work into rounds"
+            ));
+        }
         (None, Some(urls)) => vec![line.fetch_time.unwrap_or(DEFAULT_FETCH_TIME); urls],
         _ => return Err("give either \"fetch_times\" or \"urls\" (with \"fetch_time\")".into()),
     };
@@ -813,13 +822,6 @@ struct FetchTimes {
     by_pld: BTreeMap<String, (f64, usize)>,
 }
 
-fn pld_of(url: &str) -> String {
-    url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(pay_level_domain))
-        .unwrap_or_default()
-}
-
 impl FetchTimes {
     fn new(entries: &[&FetchLogEntry]) -> Self {
         let mut by_url: BTreeMap<String, (f64, usize)> = BTreeMap::new();
@@ -832,7 +834,9 @@ impl FetchTimes {
             let url = by_url.entry(entry.url.clone()).or_default();
             url.0 += seconds;
             url.1 += 1;
-            let pld = by_pld.entry(pld_of(&entry.url)).or_default();
+            let pld = by_pld
+                .entry(crate::archive::pld_of_url(&entry.url))
+                .or_default();
             pld.0 += seconds;
             pld.1 += 1;
         }
@@ -862,7 +866,7 @@ fn crawl_rounds(fetches: &[FetchLogEntry], times: &FetchTimes, delay: f64) -> Ro
         if entry.change == Change::Excluded {
             continue;
         }
-        let pld = pld_of(&entry.url);
+        let pld = crate::archive::pld_of_url(&entry.url);
         let expected = times.expected(&entry.url, &pld);
         grouped
             .entry(entry.round)
@@ -910,6 +914,8 @@ mod tests {
         assert!(parse_pld_line(r#"{"pld":"d.org"}"#, 2.0).is_err());
         assert!(parse_pld_line(r#"{"pld":"d.org","fetch_times":[-1]}"#, 2.0).is_err());
         assert!(parse_pld_line(r#"{"pld":"d.org","urls":1,"speed":3}"#, 2.0).is_err());
+        let huge = parse_pld_line(r#"{"pld":"e.org","urls":1000000000000}"#, 2.0);
+        assert!(huge.is_err_and(|e| e.contains("more than")));
     }
 
     #[test]

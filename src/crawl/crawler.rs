@@ -436,7 +436,7 @@ impl Crawler {
     fn load(&mut self, stored: Option<(Vec<FrontierEntry>, Vec<String>)>) {
         if let Some((queued, done)) = stored {
             for url in done {
-                let pld = pld_of(&url);
+                let pld = crate::archive::pld_of_url(&url);
                 self.frontier.add_done(&url, &pld);
             }
             for entry in queued {
@@ -480,7 +480,7 @@ impl Crawler {
             Some('X') => UrlKind::Context,
             _ => UrlKind::Link,
         };
-        let pld = pld_of(&entry.url);
+        let pld = crate::archive::pld_of_url(&entry.url);
         self.frontier.add(NewUrl {
             url: entry.url,
             pld,
@@ -1146,7 +1146,7 @@ impl Crawler {
                     }
                 }
                 for url in done {
-                    let pld = pld_of(&url);
+                    let pld = crate::archive::pld_of_url(&url);
                     if self.holds(&pld) {
                         self.frontier.add_done(&url, &pld);
                     }
@@ -1157,7 +1157,7 @@ impl Crawler {
                         .find(&entry.url)
                         .map(|id| self.frontier.entry(id).state);
                     let fresh = matches!(known, None | Some(FrontierUrlState::Released));
-                    if fresh && self.holds(&pld_of(&entry.url)) {
+                    if fresh && self.holds(&crate::archive::pld_of_url(&entry.url)) {
                         self.add_stored(entry);
                     }
                 }
@@ -1391,13 +1391,6 @@ fn crawlable(mut url: Url) -> Option<Url> {
     }
     url.set_fragment(None);
     Some(url)
-}
-
-fn pld_of(url: &str) -> String {
-    Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(pay_level_domain))
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -32,7 +32,6 @@ use super::snapshots::{CrawlWindow, snapshot_of, snapshot_starts};
 use super::truth::{EstimatesPerDay, median};
 use super::weibull::Weibull;
 use super::{ChangeEstimates, LastModified, Visit, ages, last_modified_rate, observed_lifetimes};
-use crate::archive::pay_level_domain;
 use crate::index::Capture;
 use crate::replay::{
     HistoryChange, MAX_PAYLOAD_BYTES, ReplayArchive, ReplayError, Scope, history, is_replayable,
@@ -605,10 +604,8 @@ fn mean(values: &[f64]) -> Option<f64> {
 
 /// The pay-level domain of a URL's host (the URL itself when it has no host).
 fn pld_of(url: &str) -> String {
-    url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(pay_level_domain))
-        .unwrap_or_else(|| url.to_string())
+    let pld = crate::archive::pld_of_url(url);
+    if pld.is_empty() { url.to_string() } else { pld }
 }
 
 /// RFC 3339 UTC, whole seconds, of a time in days since the epoch.

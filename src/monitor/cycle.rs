@@ -83,6 +83,10 @@ pub struct UrlReport {
     pub interval: f64,
     /// When it is due next, RFC 3339.
     pub next_due: Option<String>,
+    /// Why a download could not be read back from the archive (the URL is then tried again
+    /// one interval later, and nothing is learnt).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// What a cycle did.
@@ -330,6 +334,7 @@ fn cycle(
         touched.insert(index);
         let member = &mut members[index];
         let fetched = outcomes.get(&member.url).copied().unwrap_or(false);
+        let mut error = None;
         let seen = match (&archive, fetched) {
             (Some(archive), true) => look(
                 archive,
@@ -337,6 +342,7 @@ fn cycle(
                 member.digest.as_deref(),
                 &options.crawl.follow_predicates,
             )
+            .map_err(|e| error = Some(format!("{}: {e}", member.url)))
             .ok(),
             _ => None,
         };
@@ -351,7 +357,9 @@ fn cycle(
         if let Some((_, observation)) = &outcome {
             observations.push(observation.clone());
         }
-        urls.push(url_report(member, outcome.map(|(v, _)| v)));
+        let mut report = url_report(member, outcome.map(|(v, _)| v));
+        report.error = error;
+        urls.push(report);
     }
     let (joined, left) = update_segment(&mut members, options.hops, &policy, &mut touched);
 
@@ -517,6 +525,7 @@ fn url_report(member: &Member, verdict: Option<Verdict>) -> UrlReport {
         changed: verdict.is_some_and(|v| v.changed),
         interval: member.state.interval,
         next_due: member.state.next_due.and_then(instant),
+        error: None,
     }
 }
 

@@ -9,7 +9,7 @@
 //! the next cycle's download look unchanged and lose the change.
 
 use crate::rdf::{Graph, TermSort, canonical_hash};
-use crate::replay::{Pick, ReplayArchive, ReplayDate};
+use crate::replay::{Pick, ReplayArchive, ReplayDate, ReplayError};
 
 /// What the archive holds of a URL after a download.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -65,6 +65,12 @@ pub fn look(
                 Some(links_of(graph, follow_predicates)),
             )
         }
+        // The archive could not be read: what the monitor knew of the URL stays as it was.
+        Err(error @ (ReplayError::Io(_) | ReplayError::UnresolvedRevisit { .. })) => {
+            return Err(error.to_string());
+        }
+        // The document is no RDF graph now (not RDF, undecodable, an error status): it has
+        // no graph and links to nothing.
         Err(_) => (None, Some(Vec::new())),
     };
     Ok(Seen {

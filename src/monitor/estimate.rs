@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::table::{CycleRow, TimedFetch};
-use crate::archive::pay_level_domain;
+use crate::dynamics::truth::median;
 use crate::schedule::crawl_time::DEFAULT_FETCH_TIME;
 use crate::schedule::{PldWorkload, estimate_crawl_time};
 
@@ -47,14 +47,6 @@ impl Mean {
     }
 }
 
-/// The pay-level domain of a URL ("" when it has no host).
-pub fn pld_of(url: &str) -> String {
-    url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(pay_level_domain))
-        .unwrap_or_default()
-}
-
 fn origin_of(url: &str) -> String {
     url::Url::parse(url)
         .map(|u| u.origin().ascii_serialization())
@@ -68,7 +60,7 @@ impl FetchHistory {
         // (crawl, pld) → requests (start, seconds), for the gaps.
         let mut sequences: BTreeMap<(i64, String), Vec<(f64, f64)>> = BTreeMap::new();
         for fetch in fetches {
-            let pld = pld_of(&fetch.url);
+            let pld = crate::archive::pld_of_url(&fetch.url);
             if fetch.robots {
                 history
                     .robots_by_pld
@@ -125,20 +117,9 @@ impl FetchHistory {
     /// The domain's delay: the median observed gap, at least `configured`.
     pub fn delay(&self, pld: &str, configured: f64) -> f64 {
         match self.gaps_by_pld.get(pld) {
-            Some(gaps) if !gaps.is_empty() => median(gaps).max(configured),
+            Some(gaps) if !gaps.is_empty() => median(gaps).unwrap_or(0.0).max(configured),
             _ => configured,
         }
-    }
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[middle]
-    } else {
-        0.5 * (sorted[middle - 1] + sorted[middle])
     }
 }
 
@@ -162,7 +143,7 @@ pub struct CycleEstimate {
 pub fn workloads(urls: &[String], history: &FetchHistory, delay: f64) -> Vec<PldWorkload> {
     let mut by_pld: BTreeMap<String, (Vec<String>, Vec<f64>)> = BTreeMap::new();
     for url in urls {
-        let pld = pld_of(url);
+        let pld = crate::archive::pld_of_url(url);
         let (origins, times) = by_pld.entry(pld.clone()).or_default();
         let origin = origin_of(url);
         if !origins.contains(&origin) {
@@ -218,11 +199,7 @@ pub fn observed_overhead(cycles: &[CycleRow]) -> f64 {
         .filter_map(|c| c.actual_s.map(|actual| actual - c.model_s))
         .take(OVERHEAD_CYCLES)
         .collect();
-    if residuals.is_empty() {
-        0.0
-    } else {
-        median(&residuals).max(0.0)
-    }
+    median(&residuals).unwrap_or(0.0).max(0.0)
 }
 
 #[cfg(test)]

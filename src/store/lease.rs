@@ -7,21 +7,12 @@
 
 use std::time::Duration;
 
-use url::Url;
-
 use super::backend::{BackendError, BackendResult, BackendTransaction};
 use super::backend::{SqliteTransaction, StateBackend};
 use super::postgres::{PgStateStore, PgTransaction, column};
 use super::{CrawlRun, FetchLogEntry, FrontierEntry, StateStore};
 
-/// The pay-level domain of a URL, as the crawler computes it (Public Suffix List via
-/// [`crate::archive::pay_level_domain`]); empty for URLs without a host.
-pub fn pld_of_url(url: &str) -> String {
-    Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(crate::archive::pay_level_domain))
-        .unwrap_or_default()
-}
+pub use crate::archive::pld_of_url;
 
 /// Claiming, renewing and releasing PLD leases of a crawl.
 pub trait PldLeases {
