@@ -50,7 +50,7 @@ echo "== exporting CDXJ"
 "$ldwarc" cdx --root "$archive" > "$dir/bench.cdxj"
 total=$(wc -l < "$dir/bench.cdxj")
 echo "   $total captures"
-[ "$total" -ge 1000000 ] || echo "   WARNING: fewer than 1,000,000 captures"
+[ "$total" -ge 1000000 ] || echo "   WARNING: fewer than 1,000,000 captures: the issue's targets need at least that many"
 
 echo "== request lists"
 python3 - "$dir" <<'PY'
@@ -145,6 +145,8 @@ run() {
 
 echo "== wrk: ${seconds}s per case, $connections connections, $threads threads, $(nproc) cores"
 printf '%-8s %-11s %14s %10s %7s %14s %10s %7s %8s\n' case connection "ldwarc req/s" "p99 ms" errors "pywb req/s" "p99 ms" errors ratio
+missed=0
+[ "$total" -ge 1000000 ] || missed=1
 for kind in cdx id; do
   for close in 0 1; do
     read -r o_rps o_p99 o_err <<< "$(run ours $kind $close)"
@@ -152,6 +154,7 @@ for kind in cdx id; do
     ratio=$(python3 -c "print(f'{$o_rps / max($p_rps, 0.001):.1f}x')")
     label=$([ "$close" = 1 ] && echo close || echo keep-alive)
     printf '%-8s %-11s %14s %10s %7s %14s %10s %7s %8s\n' "$kind" "$label" "$o_rps" "$o_p99" "$o_err" "$p_rps" "$p_p99" "$p_err" "$ratio"
+    python3 -c "import sys; sys.exit(0 if $o_rps >= 20 * $p_rps and $o_p99 < 5 and $o_err == 0 else 1)" || missed=1
   done
 done
 echo "targets: ratio >= 20x, ldwarc p99 < 5 ms, 0 errors (raw wrk output in $dir/wrk-*.txt)"
@@ -161,3 +164,8 @@ for close in 0 1; do
   label=$([ "$close" = 1 ] && echo close || echo keep-alive)
   echo "scale: ldwarc answering 404 (no archive work), $label: $n_rps req/s, p99 $n_p99 ms"
 done
+if [ "$missed" = 1 ]; then
+  echo "TARGETS MISSED (see the table above)" >&2
+  exit 1
+fi
+echo "targets met"

@@ -80,6 +80,8 @@ fn chromium_shows_timeline_and_diff() {
     assert_eq!(dom.matches("<tr class=\"changed\">").count(), 1, "{dom}");
     assert_eq!(dom.matches("class=\"diff\"").count(), 1, "{dom}");
     let shot = shots.join("timeline.png");
+    // A screenshot left by an earlier run must not pass for this one.
+    let _ = std::fs::remove_file(&shot);
     chromium_run(
         &profile,
         &format!("--screenshot={}", shot.display()),
@@ -113,6 +115,8 @@ fn chromium_shows_timeline_and_diff() {
         "the version statement changed: {dom}"
     );
     let shot = shots.join("diff.png");
+    // A screenshot left by an earlier run must not pass for this one.
+    let _ = std::fs::remove_file(&shot);
     chromium_run(
         &profile,
         &format!("--screenshot={}", shot.display()),
