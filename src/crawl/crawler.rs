@@ -1195,11 +1195,18 @@ impl Crawler {
             return;
         }
         let mut releases = Vec::new();
+        let now = Instant::now();
         for id in idle {
             shared.held.remove(&id);
+            // The next node waits as long as this one would have: the delay (with any
+            // robots.txt Crawl-delay), or longer while a 429/503 back-off runs.
+            let backing_off = self
+                .frontier
+                .next_allowed(id)
+                .saturating_duration_since(now);
             releases.push((
                 self.frontier.pld_name(id).to_string(),
-                self.frontier.delay(id),
+                self.frontier.delay(id).max(backing_off),
             ));
         }
         shared
