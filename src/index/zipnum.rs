@@ -27,6 +27,10 @@ use super::capture::Capture;
 use super::query::{CdxQuery, MatchType, apply, case_sensitive_key, key_range};
 use crate::warc::time::parse_wayback_timestamp;
 
+/// The most a block may inflate to: far above 3000 CDXJ lines (~1 MB), far below what a
+/// corrupt or crafted block could make a server allocate.
+const MAX_BLOCK_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Lines per block when not configured (pywb's and the Wayback Machine's usual size).
 pub const DEFAULT_LINES_PER_BLOCK: usize = 3000;
 /// Blocks per shard file when not configured (30 million lines at the default block size).
@@ -947,7 +951,8 @@ impl ShardFiles {
         );
         file.seek(SeekFrom::Start(entry.offset))
             .map_err(|e| invalid(format!("{at}: {e}")))?;
-        let mut compressed = Vec::with_capacity(entry.length as usize);
+        // The length comes from the .idx: grow with what the shard really holds.
+        let mut compressed = Vec::new();
         file.take(entry.length)
             .read_to_end(&mut compressed)
             .map_err(|e| invalid(format!("{at}: {e}")))?;
@@ -960,8 +965,14 @@ impl ShardFiles {
         }
         let mut text = String::new();
         GzDecoder::new(compressed.as_slice())
+            .take(MAX_BLOCK_BYTES + 1)
             .read_to_string(&mut text)
             .map_err(|e| invalid(format!("{at}: corrupt gzip block: {e}")))?;
+        if text.len() as u64 > MAX_BLOCK_BYTES {
+            return Err(invalid(format!(
+                "{at}: the block inflates to more than {MAX_BLOCK_BYTES} bytes"
+            )));
+        }
         for line in text.lines() {
             if !visit(line)? {
                 break;

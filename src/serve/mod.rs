@@ -35,7 +35,8 @@ use axum::response::Response;
 use axum::routing::get;
 
 use crate::index::Capture;
-use crate::index::surt::{SurtOptions, surt, surt_with};
+use crate::index::query::case_sensitive_key;
+use crate::index::surt::surt;
 use crate::index::zipnum::ZipNumIndex;
 use crate::replay::{ReplayArchive, ReplayError, is_replayable, sort_by_time};
 
@@ -123,19 +124,6 @@ impl ExactUrl {
     pub(crate) fn matches(&self, capture: &Capture) -> bool {
         capture.url == self.url || case_sensitive_key(&capture.url) == self.key
     }
-}
-
-/// The SURT with path and query case kept: equal for URLs that differ in case only where
-/// SURT folds it (Linked Data URIs are case-sensitive), as `ldwarc query --match exact`.
-fn case_sensitive_key(url: &str) -> String {
-    surt_with(
-        url,
-        &SurtOptions {
-            keep_path_case: true,
-            keep_query_case: true,
-            ..SurtOptions::default()
-        },
-    )
 }
 
 /// Opens the archive and checks the configuration (the token rule) without binding.
