@@ -1,6 +1,6 @@
 //! Crawl politeness benchmark.
 //!
-//! Serves a generated Linked Data web on loopback (`ldwarc::testweb`): at least 500 pay-level
+//! Serves a generated Linked Data web on loopback (`ldwarc_testweb`): at least 500 pay-level
 //! domains (default 600) with a power-law number of documents each (the largest 400,
 //! exponent 1.0), a server latency (default 2 ms) and a scaled-down per-PLD delay d (default
 //! 0.1 s). Every PLD's index document links all of its documents, so `--hops 1` from the
@@ -34,10 +34,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ldwarc::archive::pay_level_domain;
-use ldwarc::crawl::frontier::{Frontier, NewUrl, UrlKind};
-use ldwarc::testweb::{GenSpec, LoggedRequest, SplitMix64, TestWebServer, Web};
-use ldwarc::warc::WarcReader;
+use ldwarc_core::archive::pay_level_domain;
+use ldwarc_crawl::frontier::{Frontier, NewUrl, UrlKind};
+use ldwarc_testweb::{GenSpec, LoggedRequest, SplitMix64, TestWebServer, Web};
+use ldwarc_warc::WarcReader;
 
 /// Largest crawl time over the politeness lower bound that passes.
 const RATIO_TARGET: f64 = 1.15;

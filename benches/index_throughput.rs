@@ -33,8 +33,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::TimeDelta;
-use ldwarc::index::CaptureIndex;
-use ldwarc::index::query::{CdxQuery, run_query};
+use ldwarc_core::index::CaptureIndex;
+use ldwarc_core::index::query::{CdxQuery, run_query};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use support::{time_command, venv_bin};
@@ -229,7 +229,8 @@ fn prepare(root: &Path, spec: &Spec) -> (Vec<PathBuf>, u64, u64, u64) {
         && let (Ok(captures), Ok(revisits), Ok(bytes)) =
             (captures.parse(), revisits.parse(), bytes.parse())
     {
-        let files = ldwarc::archive::walk_warc_files(&root.join("warc")).expect("walk archive");
+        let files =
+            ldwarc_core::archive::walk_warc_files(&root.join("warc")).expect("walk archive");
         println!("reusing the archive in {}", root.display());
         return (files, captures, revisits, bytes);
     }

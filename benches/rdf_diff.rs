@@ -36,8 +36,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use ldwarc::rdf::{DiffQuad, Graph, NoContexts, Syntax, diff, parse_graph};
-use ldwarc::testweb::SplitMix64;
+use ldwarc_rdf::{DiffQuad, Graph, NoContexts, Syntax, diff, parse_graph};
+use ldwarc_testweb::SplitMix64;
 use support::venv_bin;
 
 /// Set in the environment of the re-run that measures ldwarc in a fresh process.
@@ -320,7 +320,7 @@ fn measure_ldwarc(spec: &str) {
         assert!(!difference.approximate, "{:?}", difference.approximation());
         drop((old, new, difference));
     }
-    best.peak_rss = ldwarc::crawl::peak_rss().unwrap_or(0);
+    best.peak_rss = ldwarc_crawl::peak_rss().unwrap_or(0);
     let json = serde_json::json!({
         "parse_s": best.parse_s,
         "diff_s": best.diff_s,

@@ -1,6 +1,6 @@
 //! Snapshot and dataset-diff throughput: a synthetic archive of about 20,000 Linked Data
 //! documents (Turtle responses and revisits over several hours, see
-//! `tests/support/synthetic_archive.rs`) is indexed, then `ldwarc::replay::snapshot` writes the
+//! `tests/support/synthetic_archive.rs`) is indexed, then `ldwarc_core::replay::snapshot` writes the
 //! whole dataset as of the last hour and `diff_dataset` compares the first and last hours.
 //! Prints documents, statements, statements per second and peak RSS.
 //!
@@ -14,9 +14,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use chrono::TimeDelta;
-use ldwarc::archive::Archive;
-use ldwarc::index::{IndexOptions, update_index};
-use ldwarc::replay::{ReplayArchive, ReplayDate, Scope, SnapshotFormat, diff_dataset, snapshot};
+use ldwarc_core::archive::Archive;
+use ldwarc_core::index::{IndexOptions, update_index};
+use ldwarc_core::replay::{
+    ReplayArchive, ReplayDate, Scope, SnapshotFormat, diff_dataset, snapshot,
+};
 use synthetic_archive::{Spec, base_time, generate};
 
 const PLDS: usize = 40;
@@ -128,7 +130,7 @@ fn main() {
         diffed.statements_added,
         diffed.statements_removed
     );
-    match ldwarc::crawl::peak_rss() {
+    match ldwarc_crawl::peak_rss() {
         Some(bytes) => println!("peak RSS {:.0} MB", bytes as f64 / 1e6),
         None => println!("peak RSS unknown"),
     }

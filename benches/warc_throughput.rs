@@ -18,8 +18,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use chrono::{TimeZone, Utc};
-use ldwarc::warc::validate::check_path;
-use ldwarc::warc::{Block, PayloadKind, WarcWriter, record_header, warcinfo_record};
+use ldwarc_warc::validate::check_path;
+use ldwarc_warc::{Block, PayloadKind, WarcWriter, record_header, warcinfo_record};
 use support::{time_command, venv_bin};
 
 fn main() {

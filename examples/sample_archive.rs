@@ -7,9 +7,9 @@
 use std::io;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use ldwarc::archive::{ArchiveWriter, ArchiveWriterOptions};
-use ldwarc::warc::time::format_warc_date;
-use ldwarc::warc::{Block, PayloadKind, WarcHeader, profiles, record_header};
+use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_warc::time::format_warc_date;
+use ldwarc_warc::{Block, PayloadKind, WarcHeader, profiles, record_header};
 
 fn main() -> io::Result<()> {
     let root = std::env::args()

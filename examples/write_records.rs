@@ -14,8 +14,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use chrono::Utc;
-use ldwarc::archive::{ArchiveWriter, ArchiveWriterOptions};
-use ldwarc::warc::{Block, BlockBuilder, PayloadKind, WarcHeader, record_header};
+use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_warc::{Block, BlockBuilder, PayloadKind, WarcHeader, record_header};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

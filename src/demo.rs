@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-use crate::crawl::{CrawlOptions, crawl};
-use crate::rdf::{DiffFormat, OutputFormat, diff, write_graph};
-use crate::replay::{Pick, ReplayArchive, ReplayDate, Scope, diff_dataset, history};
-use crate::testweb::{TestWebServer, Web};
+use ldwarc_core::replay::{Pick, ReplayArchive, ReplayDate, Scope, diff_dataset, history};
+use ldwarc_crawl::{CrawlOptions, crawl};
+use ldwarc_rdf::{DiffFormat, OutputFormat, diff, write_graph};
+use ldwarc_testweb::{TestWebServer, Web};
 
 /// The document the tour follows: it changes in epochs 1 and 2 and has a blank node.
 const FOLLOWED: &str = "http://people.delta.example/alice";

@@ -1,5 +1,8 @@
-//! The `ldwarc` command: parses arguments and hands over to the library.
+//! The `ldwarc` command: parses arguments, calls the libraries, prints.
+
+mod cli;
+mod demo;
 
 fn main() {
-    std::process::exit(ldwarc::cli::run());
+    std::process::exit(cli::run());
 }

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ldwarc::archive::{ArchiveWriter, ArchiveWriterOptions, OPEN_SUFFIX, walk_warc_files};
-use ldwarc::warc::{ReadError, WarcReader};
+use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions, OPEN_SUFFIX, walk_warc_files};
+use ldwarc_warc::{ReadError, WarcReader};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use sha1::{Digest, Sha1};

@@ -8,9 +8,9 @@ use crate::common;
 use std::time::{Duration, Instant};
 
 use common::{assert_warcs_valid, ldwarc, run, stdout_ok};
-use ldwarc::archive::walk_warc_files;
-use ldwarc::store::{Change, StateStore};
-use ldwarc::testweb::{Doc, Hostile, Resource, Robots, Term, TestWebServer, Triple, Web};
+use ldwarc_core::archive::walk_warc_files;
+use ldwarc_core::store::{Change, StateStore};
+use ldwarc_testweb::{Doc, Hostile, Resource, Robots, Term, TestWebServer, Triple, Web};
 
 /// Peak memory the crawl may use: its bodies are capped and spooled, its decoding is capped.
 const MEMORY_BOUND: u64 = 300 * 1024 * 1024;

@@ -9,9 +9,9 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::{assert_warcs_valid, ldwarc, run};
-use ldwarc::archive::walk_warc_files;
-use ldwarc::store::StateStore;
-use ldwarc::testweb::{GenSpec, TestWebServer, Web};
+use ldwarc_core::archive::walk_warc_files;
+use ldwarc_core::store::StateStore;
+use ldwarc_testweb::{GenSpec, TestWebServer, Web};
 use rand::{Rng, SeedableRng};
 
 const CONCURRENCY: usize = 8;

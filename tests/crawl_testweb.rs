@@ -11,10 +11,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{ldwarc, run, stdout_ok};
-use ldwarc::archive::{pay_level_domain, walk_warc_files};
-use ldwarc::store::{Change, StateStore};
-use ldwarc::testweb::{TestWebServer, Web};
-use ldwarc::warc::WarcReader;
+use ldwarc_core::archive::{pay_level_domain, walk_warc_files};
+use ldwarc_core::store::{Change, StateStore};
+use ldwarc_testweb::{TestWebServer, Web};
+use ldwarc_warc::WarcReader;
 
 const DELAY: f64 = 0.3;
 
@@ -58,7 +58,7 @@ fn records_of(files: &[std::path::PathBuf]) -> Vec<RecordSummary> {
             let mut block = Vec::new();
             std::io::Read::read_to_end(&mut record, &mut block).unwrap();
             let status = if matches!(kind.as_str(), "response" | "revisit") {
-                ldwarc::warc::http::parse_head(&block).and_then(|(h, _)| h.status)
+                ldwarc_warc::http::parse_head(&block).and_then(|(h, _)| h.status)
             } else {
                 None
             };

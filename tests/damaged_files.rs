@@ -14,7 +14,7 @@ use chrono::{TimeZone, Utc};
 use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
-use ldwarc::warc::{
+use ldwarc_warc::{
     Block, PayloadKind, ReadError, WarcHeader, WarcReader, WarcWriter, record_header,
     warcinfo_record,
 };

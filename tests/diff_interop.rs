@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{ldwarc, run, stdout_ok, venv_bin};
-use ldwarc::testweb::SplitMix64;
+use ldwarc_testweb::SplitMix64;
 
 const EX: &str = "http://example.org/";
 const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";

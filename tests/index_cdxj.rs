@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{generated, ldwarc, pywb_sample_warcs, run, stdout_ok, venv_bin};
-use ldwarc::warc::canonical_digest;
+use ldwarc_warc::canonical_digest;
 use serde_json::Value;
 
 /// The sample file gzipped as a whole: neither tool can index it past its first record.

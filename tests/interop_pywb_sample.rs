@@ -11,7 +11,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use common::{ldwarc, pywb_sample_warcs, run, venv_bin};
-use ldwarc::warc::WarcReader;
+use ldwarc_warc::WarcReader;
 use serde_json::Value;
 
 /// The file gzipped as a whole (one gzip member for all records) in the sample archive.

@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use common::{ldwarc, run, stdout_ok, venv_bin};
-use ldwarc::warc::WarcReader;
+use ldwarc_warc::WarcReader;
 use serde_json::Value;
 
 const TURTLE: &str = "@prefix ex: <http://example.org/ns#> .\n\

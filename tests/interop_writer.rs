@@ -16,7 +16,7 @@ use std::process::Command;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use common::{ldwarc, run, stdout_ok, venv_bin};
-use ldwarc::warc::{
+use ldwarc_warc::{
     Block, BlockBuilder, PayloadKind, WarcHeader, WarcWriter, WrittenRecord, profiles,
     record_header, warcinfo_record,
 };

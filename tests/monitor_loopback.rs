@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
 use common::{assert_warcs_valid, ldwarc, run};
-use ldwarc::archive::walk_warc_files;
-use ldwarc::monitor::{CycleLock, MonitorTable};
-use ldwarc::schedule::{ChangeHistory, write_histories};
-use ldwarc::testweb::{Doc, Host, Resource, Term, TestWebServer, Triple, Web};
+use ldwarc_core::archive::walk_warc_files;
+use ldwarc_core::schedule::{ChangeHistory, write_histories};
+use ldwarc_crawl::monitor::{CycleLock, MonitorTable};
+use ldwarc_testweb::{Doc, Host, Resource, Term, TestWebServer, Triple, Web};
 
 const DAYS: usize = 56;
 const DAY: f64 = 86_400.0;

@@ -21,11 +21,11 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, TimeZone, Utc};
 use common::{assert_warcs_valid, ldwarc, run};
-use ldwarc::archive::walk_warc_files;
-use ldwarc::monitor::{MonitorTables, PgMonitorTable};
-use ldwarc::schedule::{ChangeHistory, write_histories};
-use ldwarc::testweb::postgres as postgres_server;
-use ldwarc::testweb::{Doc, Host, Resource, Term, TestWebServer, Triple, Web};
+use ldwarc_core::archive::walk_warc_files;
+use ldwarc_core::schedule::{ChangeHistory, write_histories};
+use ldwarc_crawl::monitor::{MonitorTables, PgMonitorTable};
+use ldwarc_testweb::postgres as postgres_server;
+use ldwarc_testweb::{Doc, Host, Resource, Term, TestWebServer, Triple, Web};
 
 const DAYS: usize = 28;
 const DAY: f64 = 86_400.0;
@@ -241,7 +241,7 @@ fn killed_cycle(nodes: &Nodes, server: &TestWebServer, day: usize, from: usize) 
     downloads.len()
 }
 
-fn interval(members: &[ldwarc::monitor::Member], target: &str) -> f64 {
+fn interval(members: &[ldwarc_crawl::monitor::Member], target: &str) -> f64 {
     members
         .iter()
         .find(|m| m.url == target)

@@ -6,16 +6,16 @@
 
 use crate::common;
 
-use ldwarc::testweb::postgres as postgres_server;
+use ldwarc_testweb::postgres as postgres_server;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use ldwarc::archive::{OPEN_SUFFIX, pay_level_domain, walk_warc_files};
-use ldwarc::testweb::{GenSpec, LoggedRequest, TestWebServer, Web};
-use ldwarc::warc::WarcReader;
+use ldwarc_core::archive::{OPEN_SUFFIX, pay_level_domain, walk_warc_files};
+use ldwarc_testweb::{GenSpec, LoggedRequest, TestWebServer, Web};
+use ldwarc_warc::WarcReader;
 
 const DELAY: f64 = 0.3;
 const LEASE_TTL: &str = "2";

@@ -13,7 +13,7 @@ use std::process::Output;
 
 use crate::serve_server::LdwarcServer;
 use common::{generated, ldwarc, query_encode, run, stdout_ok};
-use ldwarc::replay::{ReplayArchive, is_replayable};
+use ldwarc_core::replay::{ReplayArchive, is_replayable};
 
 /// Runs `ldwarc <args> --root R…` for every root given.
 fn over(roots: &[PathBuf], args: &[&str]) -> Output {
@@ -53,7 +53,7 @@ fn assert_same(one: &Output, many: &Output, roots: &[&[PathBuf]], what: &str) {
 /// Every WARC file under `root/warc`, relative to it, in path order.
 fn warc_files(root: &Path) -> Vec<String> {
     let warc = root.join("warc");
-    ldwarc::archive::walk_warc_files(&warc)
+    ldwarc_core::archive::walk_warc_files(&warc)
         .expect("walk")
         .iter()
         .map(|path| {

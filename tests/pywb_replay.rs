@@ -12,7 +12,7 @@ use crate::common;
 
 use common::generated::GenCapture;
 use common::{Pywb, PywbCollection};
-use ldwarc::warc::profiles;
+use ldwarc_warc::profiles;
 
 /// The partition directory of a file: `warc/YYYY/MM/DD/HH/<pld>`.
 fn partition(file: &str) -> &str {

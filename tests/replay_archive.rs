@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{ldwarc, run, stdout_ok, venv_bin};
-use ldwarc::index::Capture;
-use ldwarc::replay::{ReplayArchive, is_replayable};
-use ldwarc::testweb::{
+use ldwarc_core::index::Capture;
+use ldwarc_core::replay::{ReplayArchive, is_replayable};
+use ldwarc_testweb::{
     Doc, GenSpec, Resource, StaticFile, Syntax, Term, TestWebServer, Triple, Web,
 };
 
@@ -195,7 +195,7 @@ fn crawl(root: &Path, port: u16, seeds: &[String]) {
 fn served(web: &Web, url: &str, epoch: usize) -> (Vec<u8>, &'static str) {
     let mut current = url.to_string();
     for _ in 0..5 {
-        let (host, _) = ldwarc::testweb::split_url(&current).unwrap();
+        let (host, _) = ldwarc_testweb::split_url(&current).unwrap();
         match web.resource(&current) {
             Some(Resource::Document(doc)) => {
                 return (

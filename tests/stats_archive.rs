@@ -16,9 +16,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use ldwarc::archive::{ArchiveWriter, ArchiveWriterOptions};
-use ldwarc::warc::time::format_warc_date;
-use ldwarc::warc::{Block, PayloadKind, WarcHeader, profiles, record_header, sha1_digest};
+use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_warc::time::format_warc_date;
+use ldwarc_warc::{Block, PayloadKind, WarcHeader, profiles, record_header, sha1_digest};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;

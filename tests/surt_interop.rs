@@ -20,7 +20,7 @@ use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 
-use ldwarc::index::surt::{surt, try_surt};
+use ldwarc_surt::{surt, try_surt};
 
 const SEED: u64 = 0x5EED_0000_5A27;
 const RANDOM_URLS: usize = 30_000;

@@ -10,7 +10,7 @@ use std::io::{BufWriter, Cursor, Read, Write};
 use std::path::Path;
 
 use chrono::{TimeZone, Utc};
-use ldwarc::warc::{
+use ldwarc_warc::{
     Block, BlockBuilder, PayloadKind, WarcHeader, WarcReader, WarcWriter, WrittenRecord, profiles,
     record_header, warcinfo_record,
 };
@@ -401,7 +401,7 @@ fn random_access(path: &Path, written: &[(Input, WrittenRecord)], seed: u64) {
             assert!(end.damage.is_none(), "{:?}", end.damage);
             assert_eq!(
                 end.span,
-                ldwarc::warc::RecordSpan {
+                ldwarc_warc::RecordSpan {
                     offset: 0,
                     length: Some(expected.length)
                 }

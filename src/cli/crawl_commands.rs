@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::output;
-use crate::crawl::{
+use ldwarc_crawl::{
     CrawlConfig, CrawlOptions, CrawlProgress, CrawlSummary, JoinCrawl, check_node_name, crawl,
     parse_seconds,
 };

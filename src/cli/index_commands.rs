@@ -8,15 +8,15 @@ use clap::Args;
 use super::RootArg;
 use super::output;
 use super::replay_commands::RootsArg;
-use crate::archive::Archive;
-use crate::index::export::{CdxFormat, export};
-use crate::index::query::{
+use ldwarc_core::archive::Archive;
+use ldwarc_core::index::export::{CdxFormat, export};
+use ldwarc_core::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, key_range_for_prefix, render, run_query,
 };
-use crate::index::zipnum::{
+use ldwarc_core::index::zipnum::{
     DEFAULT_BLOCKS_PER_SHARD, DEFAULT_LINES_PER_BLOCK, ZipNumOptions, ZipNumWriter,
 };
-use crate::index::{CaptureIndex, IndexOptions, MergedIndex, update_index};
+use ldwarc_core::index::{CaptureIndex, IndexOptions, MergedIndex, update_index};
 
 /// Arguments of `ldwarc index`.
 #[derive(Debug, Args)]

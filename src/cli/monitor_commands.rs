@@ -11,12 +11,12 @@ use chrono::{DateTime, Utc};
 use clap::Args;
 
 use super::output;
-use crate::crawl::{CrawlConfig, CrawlOptions, check_node_name, parse_seconds};
-use crate::dynamics::duration::{DAY, parse_duration};
-use crate::monitor::{
+use ldwarc_core::dynamics::duration::{DAY, parse_duration};
+use ldwarc_core::schedule::{ChangeHistory, Policy, Strategy, read_histories};
+use ldwarc_crawl::monitor::{
     CycleReport, MonitorEvent, MonitorOptions, TruthScore, run_cycle, run_loop, score_truth,
 };
-use crate::schedule::{ChangeHistory, Policy, Strategy, read_histories};
+use ldwarc_crawl::{CrawlConfig, CrawlOptions, check_node_name, parse_seconds};
 
 /// Arguments of `ldwarc monitor`.
 #[derive(Debug, Args)]
@@ -82,7 +82,7 @@ pub struct MonitorArgs {
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
     let strategy: Strategy = text
         .parse()
-        .map_err(|e: crate::schedule::ScheduleError| e.to_string())?;
+        .map_err(|e: ldwarc_core::schedule::ScheduleError| e.to_string())?;
     if strategy == Strategy::Gold {
         return Err("gold needs the true change rates: it is for `ldwarc simulate` only".into());
     }

@@ -7,14 +7,14 @@ use serde::Serialize;
 
 use super::RootArg;
 use super::output;
-use crate::dynamics::duration::{DAY, format_number};
-use crate::dynamics::{
+use ldwarc_core::dynamics::duration::{DAY, format_number};
+use ldwarc_core::dynamics::{
     AdaptiveLoad, ArchiveStats, DynamicsError, FitMethod, IntervalBounds, LifetimeSource,
     StatsOptions, UrlLoad, Weibull, archive_stats, bandwidth, budget_schedule,
     currency_probability, format_duration, parse_duration, per_url_schedule, reindexing_period,
 };
-use crate::replay::{ReplayArchive, Scope};
-use crate::schedule::{Policy, Strategy, optimal_frequencies};
+use ldwarc_core::replay::{ReplayArchive, Scope};
+use ldwarc_core::schedule::{Policy, Strategy, optimal_frequencies};
 
 /// Arguments of `ldwarc plan`.
 #[derive(Debug, Args)]

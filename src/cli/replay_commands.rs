@@ -1,5 +1,5 @@
 //! `ldwarc replay`, `history`, `snapshot` and `diff`: argument parsing and output over
-//! [`crate::replay`].
+//! [`ldwarc_core::replay`].
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use clap::{ArgAction, Args};
 
 use super::output;
-use crate::rdf::{
-    DiffFormat, Graph, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax, choose_syntaxes, diff,
-    parse_graph, write_graph,
-};
-use crate::replay::{
+use ldwarc_core::replay::{
     DocumentChange, DocumentDiff, Pick, ReplayArchive, ReplayDate, Scope, SnapshotFormat,
     diff_dataset, history, snapshot,
+};
+use ldwarc_rdf::{
+    DiffFormat, Graph, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax, choose_syntaxes, diff,
+    parse_graph, write_graph,
 };
 
 /// The archive roots a reading command answers from: one, or several (each node's root)
@@ -257,8 +257,8 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
         let capture = &entry.capture;
         let hash = entry.graph_hash.as_ref();
         let detail = match &entry.change {
-            crate::replay::HistoryChange::Redirect(target) => target.clone(),
-            crate::replay::HistoryChange::NoGraph(reason) => reason.clone(),
+            ldwarc_core::replay::HistoryChange::Redirect(target) => target.clone(),
+            ldwarc_core::replay::HistoryChange::NoGraph(reason) => reason.clone(),
             _ => String::new(),
         };
         if args.json {
@@ -419,7 +419,7 @@ fn read_rdf_file(path: &Path) -> io::Result<Graph> {
     let base = url::Url::from_file_path(&absolute)
         .map(String::from)
         .unwrap_or_else(|()| "file:///".to_string());
-    let parsed = parse_graph(&bytes, &syntaxes, &base, &crate::rdf::NoContexts)
+    let parsed = parse_graph(&bytes, &syntaxes, &base, &ldwarc_rdf::NoContexts)
         .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
     if let Some(error) = &parsed.error {
         return Err(io::Error::other(format!("{}: {error}", path.display())));

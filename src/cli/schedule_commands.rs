@@ -1,6 +1,6 @@
 //! `ldwarc simulate` (replay change histories against re-crawl strategies) and
 //! `ldwarc plan crawl-time` (how long the next crawl will take): argument parsing and output
-//! over `crate::schedule`.
+//! over `ldwarc_core::schedule`.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -12,18 +12,18 @@ use clap::{ArgGroup, Args};
 use serde::{Deserialize, Serialize};
 
 use super::{RootArg, output};
-use crate::dynamics::Weibull;
-use crate::dynamics::duration::{DAY, format_duration, format_number, parse_duration};
-use crate::schedule::crawl_time::{DEFAULT_FETCH_TIME, PaperEstimate};
-use crate::schedule::history::Band;
-use crate::schedule::nodes::{ClusterEstimate, NodePlan, estimate_on_nodes, plan_nodes};
-use crate::schedule::synthetic::default_mean_change_times;
-use crate::schedule::{
+use ldwarc_core::dynamics::Weibull;
+use ldwarc_core::dynamics::duration::{DAY, format_duration, format_number, parse_duration};
+use ldwarc_core::schedule::crawl_time::{DEFAULT_FETCH_TIME, PaperEstimate};
+use ldwarc_core::schedule::history::Band;
+use ldwarc_core::schedule::nodes::{ClusterEstimate, NodePlan, estimate_on_nodes, plan_nodes};
+use ldwarc_core::schedule::synthetic::default_mean_change_times;
+use ldwarc_core::schedule::{
     ChangeHistory, PldWorkload, Policy, SimulationOptions, SimulationReport, Strategy,
     StrategyOutcome, SyntheticModel, SyntheticSpec, Tally, estimate_crawl_rounds, generate,
     read_histories, simulate as run_simulation, write_histories,
 };
-use crate::store::{Change, FetchLogEntry, StateStore};
+use ldwarc_core::store::{Change, FetchLogEntry, StateStore};
 
 /// A year as `--years` counts it: 365 days.
 const YEAR: f64 = 365.0 * DAY;
@@ -104,12 +104,12 @@ fn parse_duration_arg(text: &str) -> Result<f64, String> {
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
     text.parse()
-        .map_err(|e: crate::schedule::ScheduleError| e.to_string())
+        .map_err(|e: ldwarc_core::schedule::ScheduleError| e.to_string())
 }
 
 fn parse_model(text: &str) -> Result<SyntheticModel, String> {
     text.parse()
-        .map_err(|e: crate::schedule::ScheduleError| e.to_string())
+        .map_err(|e: ldwarc_core::schedule::ScheduleError| e.to_string())
 }
 
 fn parse_weibull(text: &str) -> Result<Weibull, String> {
@@ -835,7 +835,7 @@ impl FetchTimes {
             url.0 += seconds;
             url.1 += 1;
             let pld = by_pld
-                .entry(crate::archive::pld_of_url(&entry.url))
+                .entry(ldwarc_core::archive::pld_of_url(&entry.url))
                 .or_default();
             pld.0 += seconds;
             pld.1 += 1;
@@ -866,7 +866,7 @@ fn crawl_rounds(fetches: &[FetchLogEntry], times: &FetchTimes, delay: f64) -> Ro
         if entry.change == Change::Excluded {
             continue;
         }
-        let pld = crate::archive::pld_of_url(&entry.url);
+        let pld = ldwarc_core::archive::pld_of_url(&entry.url);
         let expected = times.expected(&entry.url, &pld);
         grouped
             .entry(entry.round)

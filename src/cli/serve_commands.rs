@@ -1,11 +1,11 @@
-//! `ldwarc serve`: argument parsing for the HTTP server in [`crate::serve`].
+//! `ldwarc serve`: argument parsing for the HTTP server in [`ldwarc_serve`].
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
 use clap::Args;
 
 use super::replay_commands::RootsArg;
-use crate::serve::{Limits, ServeConfig, run};
+use ldwarc_serve::{Limits, ServeConfig, run};
 
 /// Arguments of `ldwarc serve`.
 #[derive(Debug, Args)]

@@ -1,6 +1,6 @@
-//! `ldwarc stats`: argument parsing and output over [`crate::dynamics::archive_stats`] (change
-//! statistics of the archive's documents), [`crate::dynamics::plots`] (`--plot`) and
-//! [`crate::dynamics::truth`] (`--truth`).
+//! `ldwarc stats`: argument parsing and output over [`ldwarc_core::dynamics::archive_stats`] (change
+//! statistics of the archive's documents), [`ldwarc_core::dynamics::plots`] (`--plot`) and
+//! [`ldwarc_core::dynamics::truth`] (`--truth`).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -12,14 +12,14 @@ use serde::Serialize;
 use super::RootArg;
 use super::output;
 use super::replay_commands::ScopeArgs;
-use crate::dynamics::archive_stats::{ArchiveStats, PldStats, SnapshotStats, UrlStats};
-use crate::dynamics::duration::{DAY, format_number};
-use crate::dynamics::{
+use ldwarc_core::dynamics::archive_stats::{ArchiveStats, PldStats, SnapshotStats, UrlStats};
+use ldwarc_core::dynamics::duration::{DAY, format_number};
+use ldwarc_core::dynamics::{
     CrawlWindow, FitMethod, StatsOptions, TruthComparison, archive_stats, compare_with_truth,
     format_duration, parse_duration, parse_truth, write_plots,
 };
-use crate::replay::{ReplayArchive, Scope};
-use crate::store::StateStore;
+use ldwarc_core::replay::{ReplayArchive, Scope};
+use ldwarc_core::store::StateStore;
 
 /// Arguments of `ldwarc stats`.
 #[derive(Debug, Args)]
@@ -146,7 +146,7 @@ fn parse_duration_arg(text: &str) -> Result<f64, String> {
     parse_duration(text, Some(DAY)).map_err(|e| e.to_string())
 }
 
-fn read_truth(path: &Path) -> io::Result<crate::dynamics::TruthRates> {
+fn read_truth(path: &Path) -> io::Result<ldwarc_core::dynamics::TruthRates> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     parse_truth(&path.display().to_string(), &text)
@@ -248,8 +248,8 @@ fn write_summary(out: &mut dyn Write, scope: &str, stats: &ArchiveStats) -> io::
             format_duration(fit.median_days * DAY),
             fit.lifetimes,
             match fit.source {
-                crate::dynamics::LifetimeSource::LastModified => "Last-Modified",
-                crate::dynamics::LifetimeSource::ChangeDetection => "change-detection",
+                ldwarc_core::dynamics::LifetimeSource::LastModified => "Last-Modified",
+                ldwarc_core::dynamics::LifetimeSource::ChangeDetection => "change-detection",
             }
         ),
         (None, Some(why)) => writeln!(out, "mean change times     no Weibull fit: {why}"),

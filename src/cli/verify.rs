@@ -3,8 +3,8 @@
 use std::io::{self, Write};
 
 use super::output;
-use crate::archive::Archive;
-use crate::index::verify::verify_index;
+use ldwarc_core::archive::Archive;
+use ldwarc_core::index::verify::verify_index;
 
 /// Runs the verification and prints one line per discrepancy and a summary.
 pub fn verify(archive: &Archive) -> io::Result<i32> {

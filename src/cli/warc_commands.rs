@@ -7,10 +7,10 @@ use clap::Args;
 
 use super::RootArg;
 use super::output;
-use crate::archive::{self, Archive};
-use crate::warc::WarcReader;
-use crate::warc::summary::{RecordSummary, summarize_all};
-use crate::warc::validate::{Severity, check_paths};
+use ldwarc_core::archive::{self, Archive};
+use ldwarc_warc::WarcReader;
+use ldwarc_warc::summary::{RecordSummary, summarize_all};
+use ldwarc_warc::validate::{Severity, check_paths};
 
 /// Arguments of `ldwarc check`.
 #[derive(Debug, Args)]

@@ -1,5 +1,5 @@
 //! A generated archive in the `warc/YYYY/MM/DD/HH/<pld>/` layout, written with
-//! `ldwarc::archive::ArchiveWriter` the way a crawl writes it: rounds in several hours (across
+//! `ldwarc_core::archive::ArchiveWriter` the way a crawl writes it: rounds in several hours (across
 //! days, months and years) over several pay-level domains; request + response (or revisit) +
 //! optional metadata per fetch; Turtle, JSON-LD, RDF/XML, N-Triples and HTML bodies; 301/302/303
 //! redirects and 404s; identical-payload revisits (some of another URL, most of an original in
@@ -13,17 +13,17 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use ldwarc::archive::{ArchiveWriter, ArchiveWriterOptions};
-use ldwarc::warc::{Block, PayloadKind, WarcHeader, profiles, record_header, sha1_digest};
+use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_warc::{Block, PayloadKind, WarcHeader, profiles, record_header, sha1_digest};
 
 /// A small deterministic generator: the test web's SplitMix64, with the helpers tests use.
 #[derive(Debug, Clone)]
-pub struct Rng(ldwarc::testweb::SplitMix64);
+pub struct Rng(ldwarc_testweb::SplitMix64);
 
 impl Rng {
     /// A generator with a fixed seed.
     pub fn new(seed: u64) -> Self {
-        Self(ldwarc::testweb::SplitMix64::new(seed))
+        Self(ldwarc_testweb::SplitMix64::new(seed))
     }
 
     /// The next 64 random bits.
@@ -208,7 +208,7 @@ fn response_head(status: u16, mime: &str, length: usize, location: Option<&str>)
     };
     let mut head = format!(
         "HTTP/1.1 {status} {}\r\nContent-Type: {mime}{charset}\r\nContent-Length: {length}\r\nServer: gen/1.0\r\n",
-        ldwarc::testweb::reason_phrase(status)
+        ldwarc_testweb::reason_phrase(status)
     );
     if let Some(location) = location {
         head.push_str(&format!("Location: {location}\r\n"));

@@ -247,7 +247,7 @@ pub struct HttpResponse {
 impl HttpResponse {
     /// The first header of that name (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
-        ldwarc::warc::http::header_value(&self.headers, name)
+        ldwarc_warc::http::header_value(&self.headers, name)
     }
 
     /// The body as text (lossy).

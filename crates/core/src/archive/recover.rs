@@ -1,0 +1,82 @@
+//! Finalising WARC files a killed writer left open: keep every complete record, cut the
+//! incomplete tail, rename the file to its final name.
+
+use std::fs::{self, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::OPEN_SUFFIX;
+use ldwarc_warc::WarcReader;
+
+/// What recovering one file did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovery {
+    /// The final path of the recovered file (`None` if it held no complete record and was removed).
+    pub path: Option<PathBuf>,
+    /// The `.open` path it was found under.
+    pub open_path: PathBuf,
+    /// Complete records kept.
+    pub records_kept: u64,
+    /// Bytes cut from the tail.
+    pub tail_bytes: u64,
+    /// Offset where the cut tail started.
+    pub tail_offset: u64,
+}
+
+/// Recovers every `*.open` file below `warc_dir`.
+pub fn recover_open_files(warc_dir: &Path) -> io::Result<Vec<Recovery>> {
+    let mut recoveries = Vec::new();
+    if !warc_dir.exists() {
+        return Ok(recoveries);
+    }
+    let mut open_files: Vec<PathBuf> = walkdir::WalkDir::new(warc_dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_type().is_file() && e.file_name().to_string_lossy().ends_with(OPEN_SUFFIX)
+        })
+        .map(|e| e.into_path())
+        .collect();
+    open_files.sort();
+    for path in open_files {
+        recoveries.push(recover_file(&path)?);
+    }
+    Ok(recoveries)
+}
+
+/// Recovers one `.open` file: truncates it after its last complete record and renames it.
+pub fn recover_file(open_path: &Path) -> io::Result<Recovery> {
+    let mut reader = WarcReader::open(open_path)?;
+    let mut good_end = 0u64;
+    let mut records_kept = 0u64;
+    while let Some(next) = reader.next_record() {
+        let Ok(record) = next else { continue };
+        if let Ok(end) = record.finish()
+            && end.damage.is_none()
+            && let Some(length) = end.span.length
+        {
+            good_end = good_end.max(end.span.offset + length);
+            records_kept += 1;
+        }
+    }
+    let file_len = fs::metadata(open_path)?.len();
+    let name = open_path.to_string_lossy();
+    let final_path = PathBuf::from(name.strip_suffix(OPEN_SUFFIX).unwrap_or(&name).to_string());
+    let recovery = Recovery {
+        path: (records_kept > 0).then(|| final_path.clone()),
+        open_path: open_path.to_path_buf(),
+        records_kept,
+        tail_bytes: file_len - good_end.min(file_len),
+        tail_offset: good_end,
+    };
+    if records_kept == 0 {
+        fs::remove_file(open_path)?;
+        return Ok(recovery);
+    }
+    let file = OpenOptions::new().write(true).open(open_path)?;
+    file.set_len(good_end)?;
+    file.sync_all()?;
+    fs::rename(open_path, &final_path)?;
+    Ok(recovery)
+}

@@ -1,0 +1,353 @@
+//! Captures: the index entries read from WARC records, with the fields and conventions of
+//! `cdxj-indexer` (which records, which mime, status and digest).
+
+use std::io::{self, BufRead, Read, Seek};
+use std::path::Path;
+
+use chrono::{DateTime, Datelike, Timelike, Utc};
+use serde::{Deserialize, Serialize};
+
+use ldwarc_surt::surt;
+use ldwarc_warc::digest::{BlockDigester, HeadEndScanner, canonical_digest};
+use ldwarc_warc::http::{self, HttpHead};
+use ldwarc_warc::summary::into_read_error;
+use ldwarc_warc::time::{parse_warc_date, wayback_timestamp};
+use ldwarc_warc::{ReadError, Record, WarcReader};
+
+/// Record types that become captures (as `cdxj-indexer` indexes by default).
+pub const INDEXED_TYPES: &[&str] = &["response", "revisit", "resource", "metadata"];
+
+/// One capture: an indexable record and where it lies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capture {
+    /// SURT of the URL.
+    pub urlkey: String,
+    /// 14-digit UTC timestamp.
+    pub timestamp: String,
+    /// Full-precision UTC time in microseconds since the Unix epoch.
+    pub time_micros: i64,
+    /// The exact target URI as archived.
+    pub url: String,
+    /// Media type (`warc/revisit` for revisits).
+    pub mime: Option<String>,
+    /// HTTP status.
+    pub status: Option<u16>,
+    /// Payload digest in ldwarc's spelling (`sha1:` + Base32).
+    pub digest: Option<String>,
+    /// Record length in its file.
+    pub length: u64,
+    /// Record offset in its file.
+    pub offset: u64,
+    /// File path relative to the archive root's `warc/` directory.
+    pub filename: String,
+    /// `WARC-Type`.
+    pub record_type: String,
+    /// `Location` of a redirect response.
+    pub redirect: Option<String>,
+    /// `WARC-Record-ID`.
+    pub record_id: Option<String>,
+    /// For a revisit: `WARC-Refers-To-Target-URI`.
+    pub refers_to_url: Option<String>,
+    /// For a revisit: `WARC-Refers-To-Date` as a 14-digit timestamp.
+    pub refers_to_timestamp: Option<String>,
+    /// For a revisit: where its original payload lies, once resolved.
+    pub original: Option<RecordLocation>,
+}
+
+/// Where a record lies: file (relative to `warc/`), offset and length.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordLocation {
+    /// File relative to the archive's `warc/` directory.
+    pub filename: String,
+    /// Offset of the record.
+    pub offset: u64,
+    /// Length of the record.
+    pub length: u64,
+}
+
+/// Reads every capture of one file, starting at `start` (the end of what an earlier run
+/// indexed). Returns the offset just past the last complete record, where the next
+/// incremental run starts.
+pub fn read_captures(
+    path: &Path,
+    filename: &str,
+    start: u64,
+    mut on_capture: impl FnMut(Capture),
+    mut on_error: impl FnMut(ReadError),
+) -> io::Result<u64> {
+    let file = std::fs::File::open(path)?;
+    let mut reader = WarcReader::at_offset(file, start)?;
+    let mut end = start;
+    while let Some(next) = reader.next_record() {
+        let mut record = match next {
+            Ok(record) => record,
+            Err(error) => {
+                on_error(error);
+                continue;
+            }
+        };
+        let capture = capture_of(&mut record, filename);
+        let finished = record.finish();
+        match (capture, finished) {
+            (Ok(capture), Ok(record_end)) => {
+                if let Some(length) = record_end.span.length {
+                    end = end.max(record_end.span.offset + length);
+                }
+                if let Some(mut capture) = capture {
+                    capture.length = record_end.span.length.unwrap_or(0);
+                    on_capture(capture);
+                }
+                if let Some(damage) = record_end.damage {
+                    on_error(damage);
+                }
+            }
+            (Err(error), _) | (_, Err(error)) => on_error(error),
+        }
+    }
+    Ok(end)
+}
+
+/// The capture of a record, or `None` when the record is not indexed.
+fn capture_of<R: Read + Seek>(
+    record: &mut Record<'_, R>,
+    filename: &str,
+) -> Result<Option<Capture>, ReadError> {
+    // Everything needed from the WARC header is taken before the block is read (which
+    // borrows the record), without copying the whole header.
+    let header = &record.header;
+    let Some(record_type) = header
+        .record_type()
+        .and_then(|t| INDEXED_TYPES.iter().find(|&&known| known == t))
+    else {
+        return Ok(None);
+    };
+    let warc_type = header.content_type().map(str::trim);
+    if matches!(*record_type, "resource" | "metadata")
+        && warc_type == Some("application/warc-fields")
+    {
+        return Ok(None);
+    }
+    let Some(url) = header.target_uri().map(str::to_string) else {
+        return Ok(None);
+    };
+    let time = header
+        .date()
+        .and_then(parse_warc_date)
+        .unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
+    let has_http = matches!(*record_type, "response" | "revisit")
+        && (url.starts_with("http:") || url.starts_with("https:"))
+        && header.content_length().is_some_and(|n| n > 0);
+    let declared = header
+        .get("WARC-Payload-Digest")
+        .map(canonical_payload_digest);
+    let need_digest = declared.is_none() && *record_type != "revisit";
+    let header_mime = if matches!(*record_type, "revisit" | "response") {
+        None
+    } else {
+        header
+            .get(ldwarc_warc::arc::ARC_CONTENT_TYPE)
+            .or(warc_type)
+            .map(cut_mime)
+    };
+    let record_id = header.record_id().map(str::to_string);
+    let refers_to_url = header
+        .get("WARC-Refers-To-Target-URI")
+        .map(|u| ldwarc_warc::header::strip_angle_brackets(u).to_string());
+    let refers_to_timestamp = header
+        .get("WARC-Refers-To-Date")
+        .and_then(parse_warc_date)
+        .map(timestamp_of);
+    let (head, computed) = read_head_and_digest(record, has_http, need_digest)?;
+    let mime = match *record_type {
+        "revisit" => Some("warc/revisit".to_string()),
+        "response" => head
+            .as_ref()
+            .and_then(|h| h.header("Content-Type"))
+            .map(cut_mime),
+        _ => header_mime,
+    };
+    let status = head.as_ref().and_then(|h| h.status);
+    let redirect = head
+        .as_ref()
+        .filter(|h| h.status.is_some_and(|s| (300..400).contains(&s)))
+        .and_then(|h| h.header("Location"))
+        .map(str::to_string);
+    Ok(Some(Capture {
+        urlkey: surt(&url),
+        timestamp: timestamp_of(time),
+        time_micros: time.timestamp_micros(),
+        url,
+        mime: mime.filter(|m| !m.is_empty()),
+        status,
+        digest: declared.or(computed),
+        length: 0,
+        offset: record.offset,
+        filename: filename.to_string(),
+        record_type: record_type.to_string(),
+        redirect,
+        record_id,
+        refers_to_url,
+        refers_to_timestamp,
+        original: None,
+    }))
+}
+
+/// [`wayback_timestamp`] without parsing a format string for every record (the common
+/// four-digit years; others go through chrono).
+fn timestamp_of(time: DateTime<Utc>) -> String {
+    let year = time.year();
+    if !(0..=9999).contains(&year) {
+        return wayback_timestamp(time);
+    }
+    let mut digits = [0u8; 14];
+    let mut put = |at: usize, width: usize, mut value: u32| {
+        for i in (at..at + width).rev() {
+            digits[i] = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+    };
+    put(0, 4, year as u32);
+    put(4, 2, time.month());
+    put(6, 2, time.day());
+    put(8, 2, time.hour());
+    put(10, 2, time.minute());
+    // A leap second (chrono's second 59 with nanoseconds past 1e9) formats as 60.
+    put(
+        12,
+        2,
+        time.second() + u32::from(time.nanosecond() >= 1_000_000_000),
+    );
+    digits.iter().map(|&d| d as char).collect()
+}
+
+/// A payload digest in ldwarc's spelling; values already spelled that way (what ldwarc
+/// writes) are taken as they are instead of being decoded and encoded again.
+fn canonical_payload_digest(value: &str) -> String {
+    let trimmed = value.trim();
+    if let Some(base32) = trimmed.strip_prefix("sha1:")
+        && base32.len() == 32
+        && base32
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b))
+    {
+        return trimmed.to_string();
+    }
+    canonical_digest(value)
+}
+
+/// The media type as `cdxj-indexer` writes it: cut at the first `;` or white space.
+fn cut_mime(value: &str) -> String {
+    value
+        .split([';', ' ', '\t'])
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// Reads the HTTP head (when the block has one) and, if asked, the SHA-1 of the payload.
+fn read_head_and_digest<R: Read + Seek>(
+    record: &mut Record<'_, R>,
+    has_http: bool,
+    need_digest: bool,
+) -> Result<(Option<HttpHead>, Option<String>), ReadError> {
+    let mut head_bytes = Vec::new();
+    let mut scanner = HeadEndScanner::default();
+    let mut head_done = !has_http;
+    let mut digester = need_digest.then(|| BlockDigester::sha1(has_http, !has_http));
+    loop {
+        if head_done && digester.is_none() {
+            break;
+        }
+        let chunk = record.fill_buf().map_err(into_read_error)?;
+        if chunk.is_empty() {
+            break;
+        }
+        if !head_done {
+            let take = chunk.len().min(64 * 1024 - head_bytes.len());
+            head_bytes.extend_from_slice(&chunk[..take]);
+            head_done = scanner.feed(&chunk[..take]).is_some() || head_bytes.len() >= 64 * 1024;
+        }
+        if let Some(digester) = digester.as_mut() {
+            digester.update(chunk);
+        }
+        let n = chunk.len();
+        record.consume(n);
+    }
+    let head = if has_http {
+        http::parse_head_lenient(&head_bytes)
+            .or_else(|| {
+                // A head cut short by the end of the block still gives status and type.
+                let mut terminated = head_bytes.clone();
+                terminated.extend_from_slice(b"\r\n\r\n");
+                http::parse_head_lenient(&terminated)
+            })
+            .map(|(head, _)| head)
+    } else {
+        None
+    };
+    let digest = digester.map(|d| {
+        // An HTTP head that never ends leaves no payload: warcio (and so cdxj-indexer) then
+        // digests the empty payload.
+        d.finish()
+            .payload
+            .map_or_else(|| ldwarc_warc::sha1_digest(b""), |p| p.to_canonical())
+    });
+    Ok((head, digest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamp_fast_path_agrees_with_chrono() {
+        use chrono::TimeZone;
+        for (y, mo, d, h, mi, s) in [
+            (2026, 1, 1, 0, 0, 0),
+            (1999, 12, 31, 23, 59, 59),
+            (1, 2, 3, 4, 5, 6),
+            (9999, 12, 31, 23, 59, 59),
+        ] {
+            let time = Utc
+                .with_ymd_and_hms(y, mo, d, h, mi, s)
+                .single()
+                .expect("date");
+            assert_eq!(timestamp_of(time), wayback_timestamp(time));
+        }
+        for text in [
+            "2016-12-31T23:59:60Z",
+            "2026-11-21T10:00:00.123456Z",
+            "1970-01-01T00:00:00Z",
+            "0099-05-05T05:05:05Z",
+        ] {
+            if let Some(time) = parse_warc_date(text) {
+                assert_eq!(timestamp_of(time), wayback_timestamp(time), "{text}");
+            }
+        }
+        let far = Utc
+            .with_ymd_and_hms(12345, 1, 1, 0, 0, 0)
+            .single()
+            .expect("date");
+        assert_eq!(timestamp_of(far), wayback_timestamp(far));
+    }
+
+    #[test]
+    fn payload_digest_fast_path_agrees_with_the_general_one() {
+        for value in [
+            "sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A",
+            " sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A ",
+            "sha1:b2ltwwpuoyah7uipq7zupq4vmbsvc36a",
+            "SHA1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A",
+            "sha1:0ed73b5a833e1bd9f7e8b9bfe8e5c3ee30da2f2c",
+            "sha1:B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36",
+            "md5:whatever",
+        ] {
+            assert_eq!(
+                canonical_payload_digest(value),
+                canonical_digest(value),
+                "{value}"
+            );
+        }
+    }
+}

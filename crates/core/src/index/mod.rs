@@ -1,0 +1,19 @@
+//! The capture index: captures read from WARC records, the tantivy index under
+//! `<root>/index` with its incremental checkpoint, several roots' indexes merged as one,
+//! CDXJ/CDX-11 export, and CDX queries.
+
+pub mod capture;
+pub mod cdxj;
+pub mod export;
+pub mod indexer;
+pub mod merged;
+pub mod query;
+mod record_codec;
+pub mod store;
+pub mod verify;
+pub mod zipnum;
+
+pub use capture::{Capture, RecordLocation};
+pub use indexer::{IndexOptions, IndexRun, update_index};
+pub use merged::{CaptureSource, MergedIndex};
+pub use store::{CaptureIndex, Checkpoint};

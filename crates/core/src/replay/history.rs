@@ -1,0 +1,138 @@
+//! A URL's history: every capture with its status and digest, and whether the RDF graph
+//! changed, judged by the RDFC-1.0 canonical hash so that a re-serialisation or blank-node
+//! relabelling is not a change while any change of the bytes is still shown.
+
+use std::collections::HashMap;
+
+use crate::index::Capture;
+use ldwarc_rdf::{GraphHash, canonical_hash};
+
+use super::error::ReplayError;
+use super::resolve::{ReplayArchive, redirect_target};
+
+/// How one capture relates to the document's previous graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HistoryChange {
+    /// The first capture with a graph.
+    First,
+    /// The graph differs from the previous capture's graph.
+    Changed,
+    /// The payload bytes differ, the graph is the same (canonically equal).
+    SameGraph,
+    /// The payload is byte for byte the previous one.
+    Unchanged,
+    /// An archived redirect to this URL.
+    Redirect(String),
+    /// Not a document: an error status or a payload that is not RDF (the reason).
+    NoGraph(String),
+}
+
+impl HistoryChange {
+    /// A short word for tables.
+    pub fn label(&self) -> &'static str {
+        match self {
+            HistoryChange::First => "first",
+            HistoryChange::Changed => "changed",
+            HistoryChange::SameGraph => "same-graph",
+            HistoryChange::Unchanged => "unchanged",
+            HistoryChange::Redirect(_) => "redirect",
+            HistoryChange::NoGraph(_) => "no-graph",
+        }
+    }
+}
+
+/// One capture in a URL's history.
+#[derive(Clone, Debug)]
+pub struct HistoryEntry {
+    /// The capture.
+    pub capture: Capture,
+    /// Statements in its graph, when it has one.
+    pub statements: Option<usize>,
+    /// The graph's canonical hash, when it has one.
+    pub graph_hash: Option<GraphHash>,
+    /// How it relates to the previous graph.
+    pub change: HistoryChange,
+}
+
+/// Every capture of `url`, oldest first, each compared with the last capture before it that
+/// had a graph. Graphs are parsed once per distinct payload digest.
+pub fn history(archive: &ReplayArchive, url: &str) -> Result<Vec<HistoryEntry>, ReplayError> {
+    let captures = archive.captures(url)?;
+    if captures.is_empty() {
+        // Reuse the "never captured" error with its list of nearby URLs.
+        archive.pick(
+            url,
+            &super::ReplayDate::from_instant(chrono::Utc::now()),
+            super::Pick::Before,
+        )?;
+    }
+    let mut by_digest: HashMap<String, Result<(usize, GraphHash), String>> = HashMap::new();
+    let mut previous: Option<(Option<String>, GraphHash)> = None;
+    let mut entries = Vec::with_capacity(captures.len());
+    for capture in captures {
+        if let Some(target) = redirect_target(&capture) {
+            entries.push(HistoryEntry {
+                capture,
+                statements: None,
+                graph_hash: None,
+                change: HistoryChange::Redirect(target),
+            });
+            continue;
+        }
+        let key = capture
+            .digest
+            .clone()
+            .unwrap_or_else(|| capture.timestamp.clone());
+        let graph = match by_digest.get(&key) {
+            Some(known) => known.clone(),
+            None => {
+                let computed = graph_summary(archive, &capture);
+                by_digest.insert(key, computed.clone());
+                computed
+            }
+        };
+        let entry = match graph {
+            Err(reason) => HistoryEntry {
+                capture,
+                statements: None,
+                graph_hash: None,
+                change: HistoryChange::NoGraph(reason),
+            },
+            Ok((statements, hash)) => {
+                let change = match &previous {
+                    None => HistoryChange::First,
+                    Some((digest, _)) if digest.is_some() && *digest == capture.digest => {
+                        HistoryChange::Unchanged
+                    }
+                    Some((_, earlier)) if earlier.hex == hash.hex => HistoryChange::SameGraph,
+                    Some(_) => HistoryChange::Changed,
+                };
+                previous = Some((capture.digest.clone(), hash.clone()));
+                HistoryEntry {
+                    capture,
+                    statements: Some(statements),
+                    graph_hash: Some(hash),
+                    change,
+                }
+            }
+        };
+        entries.push(entry);
+    }
+    Ok(entries)
+}
+
+/// The statement count and canonical hash of a capture's graph, or why it has none.
+fn graph_summary(archive: &ReplayArchive, capture: &Capture) -> Result<(usize, GraphHash), String> {
+    let response = archive.response(capture).map_err(|e| e.to_string())?;
+    let status = response.head.status.or(capture.status);
+    if !status.is_some_and(|s| (200..300).contains(&s)) {
+        return Err(format!(
+            "HTTP {}",
+            status.map_or("status unknown".to_string(), |s| s.to_string())
+        ));
+    }
+    let parsed = archive
+        .parse(capture, &response)
+        .map_err(|e| e.to_string())?;
+    Ok((parsed.graph.len(), canonical_hash(&parsed.graph)))
+}

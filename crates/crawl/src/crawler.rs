@@ -1,0 +1,1433 @@
+//! The crawl loop: takes URLs from ready PLDs, checks robots.txt (fetching it first when
+//! unknown), fetches, extracts links on a blocking thread, follows redirects in the same
+//! round, backs off on 429/503, and hands every fetch to the archiver thread.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::Utc;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::time::Instant;
+use url::Url;
+
+use super::archived;
+use super::archiver::{
+    ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, CommitStore, ParseSummary,
+};
+use super::frontier::{
+    Added, Frontier, NewUrl, PldId, UrlId, UrlKind, UrlState as FrontierUrlState,
+};
+use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule};
+use super::options::CrawlOptions;
+use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots_url};
+use super::shared::{self, LeaseEvent, LeaseKeeper, SharedSettings};
+use ldwarc_core::archive::{ArchiveWriterOptions, pay_level_domain};
+use ldwarc_core::store::{
+    BackendResult, Change, FetchLogEntry, FrontierEntry, PgStateStore, StateBackend, StateReader,
+    StateStore, UrlState,
+};
+use ldwarc_rdf::{ContextSource, LinkOptions};
+
+/// How a crawl went.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CrawlSummary {
+    /// The crawl's id in the state store.
+    pub crawl: i64,
+    /// Whether it continued an interrupted crawl.
+    pub resumed: bool,
+    /// The last round.
+    pub rounds: u32,
+    /// Requests sent (documents, robots.txt, redirects).
+    pub requests: u64,
+    /// Captures written.
+    pub captures: u64,
+    /// Of which revisits.
+    pub revisits: u64,
+    /// Failed fetches.
+    pub failed: u64,
+    /// URLs excluded by robots.txt.
+    pub excluded: u64,
+    /// Fetches not logged because this node had lost the PLD's lease (shared store).
+    pub lease_lost: u64,
+    /// Payload bytes received.
+    pub payload_bytes: u64,
+    /// Bytes written to WARC files.
+    pub warc_bytes: u64,
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// Documents (captures) per second.
+    pub documents_per_second: f64,
+    /// Peak resident memory of the process, when the system tells.
+    pub peak_rss_bytes: Option<u64>,
+    /// Files a crash had left open, recovered at the start.
+    pub recovered_files: usize,
+}
+
+/// What the progress display shows.
+#[derive(Debug, Clone, Default)]
+pub struct CrawlProgress {
+    /// Current round.
+    pub round: u32,
+    /// Requests sent.
+    pub requests: u64,
+    /// What the archiver counted.
+    pub archived: ArchiverStats,
+    /// Requests in flight.
+    pub in_flight: usize,
+    /// PLDs with queued work or a request in flight.
+    pub active_plds: usize,
+    /// URLs queued (this round, next round).
+    pub queued: (usize, usize),
+    /// Seconds since the start.
+    pub seconds: f64,
+}
+
+/// Why a crawl could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    /// Bad options.
+    #[error("{0}")]
+    Options(String),
+    /// The archive, index or state store failed.
+    #[error(transparent)]
+    Archive(#[from] super::archiver::ArchiverError),
+    /// Starting the runtime failed.
+    #[error("starting the crawler: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What a crawl starts from: the store the archiver commits to, the crawl, and (embedded
+/// store) the stored frontier and a reader for conditional requests.
+struct Opened {
+    commit: CommitStore,
+    crawl: i64,
+    round: u32,
+    resumed: bool,
+    frontier_rows: Option<(Vec<FrontierEntry>, Vec<String>)>,
+    reader: Option<StateReader>,
+    shared: Option<SharedSettings>,
+}
+
+/// Runs a crawl to its end. With a shared (PostgreSQL) store this node crawls the PLDs it
+/// holds leases on, and returns once no URL of the crawl is queued on any node.
+pub fn crawl(
+    options: CrawlOptions,
+    on_progress: &(dyn Fn(&CrawlProgress) + Sync),
+) -> Result<CrawlSummary, CrawlError> {
+    let started = std::time::Instant::now();
+    let client = http_client(&options)?;
+    let opened = match &options.state {
+        Some(database) => open_shared(&options, database)?,
+        None => open_local(&options)?,
+    };
+    let (archiver, recoveries) = Archiver::open(
+        ArchiverOptions {
+            root: options.root.clone(),
+            writer: writer_options(&options)?,
+            crawl: opened.crawl,
+        },
+        opened.commit,
+    )?;
+    let (jobs, job_receiver) = sync_channel(256);
+    let stats = Arc::new(Mutex::new(ArchiverStats::default()));
+    let archiver_stats = Arc::clone(&stats);
+    let archiver_thread = std::thread::Builder::new()
+        .name("ldwarc-archiver".into())
+        .spawn(move || {
+            archiver.run(job_receiver, &|s| {
+                if let Ok(mut shared) = archiver_stats.lock() {
+                    *shared = s.clone();
+                }
+            })
+        })?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let shared = match &opened.shared {
+        Some(settings) => Some(SharedFrontier::start(settings.clone())?),
+        None => None,
+    };
+    let crawl_id = opened.crawl;
+    let mut crawler = Crawler::new(options.clone(), client, opened.reader, jobs, opened.round);
+    crawler.shared = shared;
+    crawler.load(opened.frontier_rows);
+    let requests = runtime.block_on(crawler.run(&stats, on_progress, started));
+    drop(crawler);
+    drop(runtime);
+    let final_stats = archiver_thread
+        .join()
+        .map_err(|_| CrawlError::Options("the archiver thread panicked".into()))??;
+    let round = requests.1;
+    finish(&options, &opened.shared, crawl_id, round)?;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(CrawlSummary {
+        crawl: crawl_id,
+        resumed: opened.resumed,
+        rounds: round,
+        requests: requests.0,
+        captures: final_stats.captures,
+        revisits: final_stats.revisits,
+        failed: final_stats.failed,
+        excluded: final_stats.excluded,
+        lease_lost: final_stats.lease_lost,
+        payload_bytes: final_stats.payload_bytes,
+        warc_bytes: final_stats.warc_bytes,
+        seconds,
+        documents_per_second: final_stats.captures as f64 / seconds.max(1e-9),
+        peak_rss_bytes: peak_rss(),
+        recovered_files: recoveries.len(),
+    })
+}
+
+/// The embedded store under the root: a new crawl, or the interrupted one resumed.
+fn open_local(options: &CrawlOptions) -> Result<Opened, CrawlError> {
+    let state_dir = ldwarc_core::archive::Archive::new(&options.root).state_dir();
+    let store = StateStore::open(&state_dir).map_err(archiver_error)?;
+    let (crawl, round, resumed) = open_crawl(&store, options)?;
+    let reader = StateReader::open(&state_dir).map_err(archiver_error)?;
+    let frontier_rows = if resumed {
+        Some(store.frontier(crawl).map_err(archiver_error)?)
+    } else {
+        None
+    };
+    Ok(Opened {
+        commit: CommitStore::Local(store),
+        crawl,
+        round,
+        resumed,
+        frontier_rows,
+        reader: Some(reader),
+        shared: None,
+    })
+}
+
+/// A shared PostgreSQL store: a new crawl, or one that other nodes run, joined. The
+/// frontier comes in PLD by PLD as leases are claimed.
+fn open_shared(options: &CrawlOptions, database: &str) -> Result<Opened, CrawlError> {
+    let node = shared::node_name(options)?;
+    let mut store = PgStateStore::connect(database).map_err(shared::store_error)?;
+    let (crawl, round, resumed) =
+        shared::open_shared_crawl(&mut store, options, &describe_options(options))?;
+    Ok(Opened {
+        commit: CommitStore::Shared {
+            store: Box::new(store),
+            node: node.clone(),
+        },
+        crawl,
+        round,
+        resumed,
+        frontier_rows: None,
+        reader: None,
+        shared: Some(SharedSettings {
+            database: database.to_string(),
+            node,
+            crawl,
+            ttl: options.lease_ttl,
+            max_plds: options.max_plds.unwrap_or(options.concurrency).max(1),
+        }),
+    })
+}
+
+/// Records the last round and marks the crawl finished (a shared crawl is finished only
+/// when the crawl loop saw no URL queued on any node, which is the only way it returns).
+fn finish(
+    options: &CrawlOptions,
+    shared: &Option<SharedSettings>,
+    crawl: i64,
+    round: u32,
+) -> Result<(), CrawlError> {
+    if let Some(settings) = shared {
+        let mut store = PgStateStore::connect(&settings.database).map_err(shared::store_error)?;
+        return StateBackend::finish_crawl(&mut store, crawl, Utc::now())
+            .map_err(shared::store_error);
+    }
+    let state_dir = ldwarc_core::archive::Archive::new(&options.root).state_dir();
+    let store = StateStore::open(&state_dir).map_err(archiver_error)?;
+    store.set_round(crawl, round).map_err(archiver_error)?;
+    store
+        .finish_crawl(crawl, Utc::now())
+        .map_err(archiver_error)
+}
+
+fn archiver_error(error: ldwarc_core::store::StoreError) -> CrawlError {
+    CrawlError::Archive(error.into())
+}
+
+/// The options a crawl row records.
+fn describe_options(options: &CrawlOptions) -> String {
+    serde_json::json!({
+        "seeds": options.seeds.len(),
+        "hops": options.hops,
+        "delay": options.delay.as_secs_f64(),
+        "concurrency": options.concurrency,
+        "user_agent": options.user_agent,
+    })
+    .to_string()
+}
+
+/// Starts a new crawl, or finds the interrupted one to resume.
+fn open_crawl(store: &StateStore, options: &CrawlOptions) -> Result<(i64, u32, bool), CrawlError> {
+    let now = Utc::now();
+    if options.resume {
+        return match store.unfinished_crawl().map_err(archiver_error)? {
+            Some(run) => Ok((run.id, run.round, true)),
+            None => Err(CrawlError::Options(format!(
+                "{}: no interrupted crawl to resume",
+                options.root.display()
+            ))),
+        };
+    }
+    if options.seeds.is_empty() {
+        return Err(CrawlError::Options(
+            "no seed URLs given (pass URLs, @FILE, or seeds in ldwarc.toml)".into(),
+        ));
+    }
+    let id = store
+        .start_crawl(now, &describe_options(options))
+        .map_err(archiver_error)?;
+    store.abandon_unfinished(id, now).map_err(archiver_error)?;
+    Ok((id, 0, false))
+}
+
+fn http_client(options: &CrawlOptions) -> Result<HttpClient, CrawlError> {
+    let resolve = options
+        .resolve
+        .iter()
+        .map(|rule| {
+            rule.parse::<ResolveRule>()
+                .map_err(|e| CrawlError::Options(format!("--resolve {rule}: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let proxy = match &options.proxy {
+        Some(text) => Some(
+            Url::parse(text).map_err(|e| CrawlError::Options(format!("--proxy {text}: {e}")))?,
+        ),
+        None => None,
+    };
+    let config = NetConfig {
+        connect_timeout: options.connect_timeout,
+        total_timeout: options.timeout,
+        max_body: options.max_body,
+        resolve,
+        proxy: ProxyConfig::from_env().with_override(proxy),
+        ..NetConfig::default()
+    };
+    HttpClient::new(config).map_err(|e| CrawlError::Options(e.to_string()))
+}
+
+fn writer_options(options: &CrawlOptions) -> Result<ArchiveWriterOptions, CrawlError> {
+    let defaults = ArchiveWriterOptions::default();
+    // The node's name goes into every file name, so the roots of different nodes can be
+    // merged without two files of the same name.
+    let hostname = match &options.node {
+        Some(node) => {
+            super::options::check_node_name(node).map_err(CrawlError::Options)?;
+            node.clone()
+        }
+        None => defaults.hostname.clone(),
+    };
+    Ok(ArchiveWriterOptions {
+        hostname,
+        max_file_bytes: options.max_file_bytes,
+        gzip_level: options.gzip_level,
+        operator: options.operator.clone(),
+        extra_info: vec![
+            ("http-header-user-agent".into(), options.user_agent.clone()),
+            ("http-header-accept".into(), options.accept.clone()),
+        ],
+        ..defaults
+    })
+}
+
+/// Peak resident set size from `/proc/self/status` (Linux).
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A finished fetch coming back to the loop.
+enum Done {
+    Document {
+        id: UrlId,
+        fetch: Box<Fetch>,
+        conditional_on: Option<UrlState>,
+        parse: Option<ldwarc_rdf::Extracted>,
+        parse_error: Option<String>,
+        /// The payload of a JSON-LD context, kept for parsing documents that use it.
+        context_body: Option<Vec<u8>>,
+    },
+    Robots {
+        pld: PldId,
+        origin: Url,
+        fetches: Vec<(Url, Fetch)>,
+        policy: RobotsPolicy,
+        /// Why the answer could not be read, logged with the last fetch.
+        problem: Option<String>,
+    },
+}
+
+/// JSON-LD contexts captured during this crawl, for parsing documents that use them.
+#[derive(Default)]
+struct CapturedContexts(Mutex<HashMap<String, Vec<u8>>>);
+
+impl ContextSource for CapturedContexts {
+    fn context(&self, url: &str) -> Option<Vec<u8>> {
+        self.0.lock().ok()?.get(url).cloned()
+    }
+}
+
+/// How early a PLD's next fetch starts before its delay ends (it sends only once it has).
+const DISPATCH_LOOKAHEAD: Duration = Duration::from_millis(20);
+
+/// Largest context kept in memory for parsing.
+const MAX_CONTEXT_BYTES: usize = 1024 * 1024;
+
+struct Crawler {
+    options: Arc<CrawlOptions>,
+    client: HttpClient,
+    frontier: Frontier,
+    robots: RobotsCache,
+    robots_pending: HashSet<String>,
+    /// The embedded store, for conditional requests (none with a shared store).
+    reader: Option<StateReader>,
+    /// This node's part of a shared frontier (none with the embedded store).
+    shared: Option<SharedFrontier>,
+    jobs: SyncSender<ArchiveJob>,
+    done_tx: UnboundedSender<Done>,
+    done_rx: UnboundedReceiver<Done>,
+    contexts: Arc<CapturedContexts>,
+    agent_token: String,
+    requests: u64,
+}
+
+impl Crawler {
+    fn new(
+        options: CrawlOptions,
+        client: HttpClient,
+        reader: Option<StateReader>,
+        jobs: SyncSender<ArchiveJob>,
+        round: u32,
+    ) -> Self {
+        let (done_tx, done_rx) = unbounded_channel();
+        let agent_token = product_token(&options.user_agent).to_string();
+        Self {
+            frontier: Frontier::new(round, options.delay),
+            options: Arc::new(options),
+            client,
+            robots: RobotsCache::default(),
+            robots_pending: HashSet::new(),
+            reader,
+            shared: None,
+            jobs,
+            done_tx,
+            done_rx,
+            contexts: Arc::default(),
+            agent_token,
+            requests: 0,
+        }
+    }
+
+    /// Fills the frontier: the stored one of a resumed crawl (plus any new seeds), or the
+    /// seeds.
+    fn load(&mut self, stored: Option<(Vec<FrontierEntry>, Vec<String>)>) {
+        if let Some((queued, done)) = stored {
+            for url in done {
+                let pld = ldwarc_core::archive::pld_of_url(&url);
+                self.frontier.add_done(&url, &pld);
+            }
+            for entry in queued {
+                self.add_stored(entry);
+            }
+        }
+        if self.shared.is_some() {
+            self.send_seeds_to_shared_frontier();
+            return;
+        }
+        let mut seeds = Vec::new();
+        for seed in self.options.seeds.clone() {
+            let Some(url) = crawlable_text(&seed) else {
+                eprintln!("ldwarc: skipping seed {seed}: not an http(s) URL");
+                continue;
+            };
+            let new = NewUrl {
+                pld: url.host_str().map(pay_level_domain).unwrap_or_default(),
+                url: url.into(),
+                hops: 0,
+                redirects: 0,
+                via: None,
+                path: String::new(),
+                kind: UrlKind::Link,
+                round: self.frontier.round(),
+                inlinks: 0,
+            };
+            if let Added::New(id) = self.frontier.add(new) {
+                seeds.push(self.frontier_entry(id));
+            }
+        }
+        if !seeds.is_empty() {
+            self.send(ArchiveJob::Enqueue(seeds));
+        }
+    }
+
+    /// Queues a URL read back from the store.
+    fn add_stored(&mut self, entry: FrontierEntry) {
+        let kind = match entry.path.chars().last() {
+            Some('R') => UrlKind::Redirect,
+            Some('X') => UrlKind::Context,
+            _ => UrlKind::Link,
+        };
+        let pld = ldwarc_core::archive::pld_of_url(&entry.url);
+        self.frontier.add(NewUrl {
+            url: entry.url,
+            pld,
+            hops: entry.hops,
+            redirects: entry.redirects,
+            via: None,
+            path: entry.path,
+            kind,
+            round: entry.round,
+            inlinks: entry.inlinks,
+        });
+    }
+
+    /// A shared crawl's seeds go to the shared frontier only: they come back to the node
+    /// that claims their PLD.
+    fn send_seeds_to_shared_frontier(&mut self) {
+        let seeds: Vec<FrontierEntry> = self
+            .options
+            .seeds
+            .iter()
+            .filter_map(|seed| {
+                let url = crawlable_text(seed);
+                if url.is_none() {
+                    eprintln!("ldwarc: skipping seed {seed}: not an http(s) URL");
+                }
+                url
+            })
+            .map(|url| FrontierEntry {
+                url: url.into(),
+                hops: 0,
+                round: 0,
+                inlinks: 0,
+                via: None,
+                path: String::new(),
+                redirects: 0,
+            })
+            .collect();
+        if !seeds.is_empty() {
+            self.send(ArchiveJob::Enqueue(seeds));
+        }
+    }
+
+    fn frontier_entry(&self, id: UrlId) -> FrontierEntry {
+        let entry = self.frontier.entry(id);
+        FrontierEntry {
+            url: entry.url.to_string(),
+            hops: entry.hops,
+            round: entry.round,
+            inlinks: entry.inlinks,
+            via: entry.via.map(|v| self.frontier.entry(v).url.to_string()),
+            path: entry.path.to_string(),
+            redirects: entry.redirects,
+        }
+    }
+
+    fn send(&self, job: ArchiveJob) {
+        // The archiver only stops early on a fatal error, which it reports when joined.
+        let _ = self.jobs.send(job);
+    }
+
+    async fn run(
+        &mut self,
+        stats: &Mutex<ArchiverStats>,
+        on_progress: &(dyn Fn(&CrawlProgress) + Sync),
+        started: std::time::Instant,
+    ) -> (u64, u32) {
+        let mut last_progress = Instant::now();
+        loop {
+            if self.frontier.round_over(self.options.concurrency) {
+                if !self.frontier.advance_round() {
+                    if self.frontier.finished() && self.may_stop() {
+                        break;
+                    }
+                } else {
+                    self.send(ArchiveJob::Round(self.frontier.round()));
+                }
+            }
+            self.dispatch();
+            self.release_idle_plds();
+            if self.frontier.finished() && !self.frontier.advance_round() && self.may_stop() {
+                break;
+            }
+            let wakeup = self
+                .frontier
+                .next_wakeup()
+                .map(|at| at.checked_sub(DISPATCH_LOOKAHEAD).unwrap_or(at))
+                .unwrap_or_else(|| Instant::now() + Duration::from_millis(250))
+                .min(Instant::now() + Duration::from_millis(250));
+            tokio::select! {
+                done = self.done_rx.recv() => {
+                    if let Some(done) = done {
+                        self.handle(done);
+                    }
+                }
+                event = next_lease_event(&mut self.shared) => {
+                    if let Some(event) = event {
+                        self.handle_lease_event(event);
+                    }
+                }
+                _ = tokio::time::sleep_until(wakeup) => {}
+            }
+            while let Ok(done) = self.done_rx.try_recv() {
+                self.handle(done);
+            }
+            while let Some(event) = self.shared.as_mut().and_then(|s| s.events.try_recv().ok()) {
+                self.handle_lease_event(event);
+            }
+            if last_progress.elapsed() >= Duration::from_millis(200) {
+                last_progress = Instant::now();
+                on_progress(&CrawlProgress {
+                    round: self.frontier.round(),
+                    requests: self.requests,
+                    archived: stats.lock().map(|s| s.clone()).unwrap_or_default(),
+                    in_flight: self.frontier.in_flight(),
+                    active_plds: self.frontier.active_plds(),
+                    queued: self.frontier.queued(),
+                    seconds: started.elapsed().as_secs_f64(),
+                });
+            }
+        }
+        (self.requests, self.frontier.round())
+    }
+
+    /// Starts fetches on every ready PLD while connections are free.
+    fn dispatch(&mut self) {
+        let now = Instant::now();
+        while self.frontier.in_flight() < self.options.concurrency {
+            // A PLD whose delay ends within the lookahead is started now: the fetch connects
+            // at once and sends at `not_before`, so connecting and waking up cost no time
+            // beyond the delay.
+            let Some(pld) = self.frontier.next_ready_pld(now + DISPATCH_LOOKAHEAD) else {
+                break;
+            };
+            let not_before = self.frontier.next_allowed(pld).max(now);
+            let Some(id) = self.frontier.take(pld) else {
+                continue;
+            };
+            let url_text = self.frontier.entry(id).url.to_string();
+            let Ok(url) = Url::parse(&url_text) else {
+                self.frontier.done(id);
+                self.frontier.release(pld, None);
+                continue;
+            };
+            match self.robots.policy(&url, now) {
+                None => {
+                    self.frontier.put_back(id);
+                    self.frontier.occupy(pld);
+                    let origin = origin_key(&url);
+                    if self.robots_pending.insert(origin) {
+                        self.fetch_robots(pld, url, not_before);
+                    }
+                }
+                Some(policy) if !policy.allows(url.as_str()) => {
+                    self.exclude(id);
+                    self.frontier.release(pld, None);
+                }
+                Some(_) => self.fetch_document(id, url, not_before),
+            }
+        }
+    }
+
+    fn exclude(&mut self, id: UrlId) {
+        self.frontier.done(id);
+        let entry = self.frontier.entry(id);
+        self.send(ArchiveJob::LogOnly {
+            entry: Box::new(FetchLogEntry {
+                url: entry.url.to_string(),
+                time: Utc::now(),
+                round: self.frontier.round(),
+                hops: entry.hops,
+                kind: "document".into(),
+                status: None,
+                duration: None,
+                bytes: None,
+                digest: None,
+                change: Change::Excluded,
+                error: Some("disallowed by robots.txt".into()),
+                content_type: None,
+                outlinks: None,
+                record: None,
+            }),
+            done: true,
+        });
+    }
+
+    fn request_headers(&self, accept: &str, state: Option<&UrlState>) -> Vec<(String, String)> {
+        let mut headers = vec![
+            ("User-Agent".to_string(), self.options.user_agent.clone()),
+            ("Accept".to_string(), accept.to_string()),
+        ];
+        if !self.options.accept_encoding.is_empty() {
+            headers.push((
+                "Accept-Encoding".into(),
+                self.options.accept_encoding.clone(),
+            ));
+        }
+        if let Some(state) = state {
+            if let Some(etag) = &state.etag {
+                headers.push(("If-None-Match".into(), etag.clone()));
+            }
+            if let Some(modified) = &state.last_modified {
+                headers.push(("If-Modified-Since".into(), modified.clone()));
+            }
+        }
+        headers
+    }
+
+    fn fetch_document(&mut self, id: UrlId, url: Url, not_before: Instant) {
+        self.requests += 1;
+        let conditional_on = match (&self.reader, self.options.conditional) {
+            (Some(reader), true) => reader
+                .url_state(url.as_str())
+                .unwrap_or_else(|error| {
+                    eprintln!("ldwarc: {error}; fetching {url} without validators");
+                    None
+                })
+                .filter(|s| s.record.is_some() && (s.etag.is_some() || s.last_modified.is_some())),
+            _ => None,
+        };
+        let headers = self.request_headers(&self.options.accept, conditional_on.as_ref());
+        let client = self.client.clone();
+        let options = Arc::clone(&self.options);
+        let contexts = Arc::clone(&self.contexts);
+        let is_context = self.frontier.entry(id).kind == UrlKind::Context;
+        let done = self.done_tx.clone();
+        tokio::spawn(async move {
+            let mut fetch = client.fetch(&url, &headers, not_before).await;
+            let context_body = match &mut fetch.outcome {
+                Ok(response) if is_context && (200..300).contains(&response.status) => {
+                    let encoding = response.header("Content-Encoding").map(str::to_string);
+                    response
+                        .body
+                        .prefix(MAX_CONTEXT_BYTES)
+                        .ok()
+                        .and_then(|raw| {
+                            ldwarc_rdf::decode_content(encoding.as_deref(), &raw, MAX_CONTEXT_BYTES)
+                                .ok()
+                        })
+                }
+                _ => None,
+            };
+            let payload = match &mut fetch.outcome {
+                Ok(response) if (200..300).contains(&response.status) => {
+                    let content_type = response.header("Content-Type").map(str::to_string);
+                    let encoding = response.header("Content-Encoding").map(str::to_string);
+                    Some(
+                        response
+                            .body
+                            .prefix(options.max_parse)
+                            .map(|prefix| (content_type, encoding, prefix)),
+                    )
+                }
+                Ok(response) if response.status == 304 => {
+                    // Not modified: the links are those of the archived original.
+                    let original = conditional_on.as_ref().and_then(|s| s.record.clone());
+                    original.map(|record| {
+                        archived::payload_prefix(&options.root, &record, options.max_parse).map(
+                            |(head, prefix)| {
+                                let content_type = head.header("Content-Type").map(str::to_string);
+                                let encoding = head.header("Content-Encoding").map(str::to_string);
+                                (content_type, encoding, prefix)
+                            },
+                        )
+                    })
+                }
+                _ => None,
+            };
+            let (parse, parse_error) = match payload {
+                Some(Ok((content_type, encoding, prefix))) => {
+                    let base = url.to_string();
+                    let options = Arc::clone(&options);
+                    let contexts = Arc::clone(&contexts);
+                    tokio::task::spawn_blocking(move || {
+                        extract(
+                            &options,
+                            &contexts,
+                            &base,
+                            content_type,
+                            encoding,
+                            prefix,
+                            is_context,
+                        )
+                    })
+                    .await
+                    .unwrap_or_else(|e| (None, Some(format!("link extraction failed: {e}"))))
+                }
+                Some(Err(e)) => (None, Some(format!("reading the payload: {e}"))),
+                None => (None, None),
+            };
+            let _ = done.send(Done::Document {
+                id,
+                fetch: Box::new(fetch),
+                conditional_on,
+                parse,
+                parse_error,
+                context_body,
+            });
+        });
+    }
+
+    fn fetch_robots(&mut self, pld: PldId, url: Url, not_before: Instant) {
+        let Some(first) = robots_url(&url) else {
+            // Only a URL without a host has no robots.txt; frontier URLs always have one.
+            self.robots
+                .insert(&url, RobotsPolicy::AllowAll, Instant::now());
+            self.robots_pending.remove(&origin_key(&url));
+            self.frontier.release(pld, None);
+            return;
+        };
+        self.requests += 1;
+        let headers = self.request_headers("text/plain, */*;q=0.1", None);
+        let client = self.client.clone();
+        let delay = self.frontier.delay(pld);
+        let agent = self.agent_token.clone();
+        let max_decoded = self.options.max_decoded;
+        let done = self.done_tx.clone();
+        let origin = url;
+        tokio::spawn(async move {
+            let mut fetches: Vec<(Url, Fetch)> = Vec::new();
+            let mut target = first;
+            let mut not_before = not_before;
+            let mut problem = None;
+            let policy = loop {
+                let mut fetch = client.fetch(&target, &headers, not_before).await;
+                not_before = finished_at(&fetch).unwrap_or_else(Instant::now) + delay;
+                let (status, location, body) = match &mut fetch.outcome {
+                    Ok(response) => {
+                        let encoding = response.header("Content-Encoding").map(str::to_string);
+                        // Only a 2xx answer's rules are read (RFC 9309 §2.3.1).
+                        let body = if !(200..300).contains(&response.status) {
+                            Ok(Vec::new())
+                        } else {
+                            response
+                                .body
+                                .prefix(super::robots::MAX_ROBOTS_BYTES)
+                                .map_err(|e| e.to_string())
+                                .and_then(|raw| {
+                                    ldwarc_rdf::decode_content(
+                                        encoding.as_deref(),
+                                        &raw,
+                                        max_decoded.min(super::robots::MAX_ROBOTS_BYTES * 4),
+                                    )
+                                    .map_err(|e| e.to_string())
+                                })
+                        };
+                        let body = match body {
+                            Ok(body) => Some(body),
+                            Err(error) => {
+                                problem = Some(format!(
+                                    "robots.txt unreadable ({error}): the host is treated as disallowed"
+                                ));
+                                None
+                            }
+                        };
+                        let location = response
+                            .header("Location")
+                            .and_then(|l| target.join(l).ok());
+                        (Some(response.status), location, body)
+                    }
+                    Err(_) => (None, None, Some(Vec::new())),
+                };
+                fetches.push((target.clone(), fetch));
+                match (status, location) {
+                    (Some(301 | 302 | 303 | 307 | 308), Some(next)) if fetches.len() <= 5 => {
+                        target = next;
+                    }
+                    _ => match body {
+                        Some(body) => break RobotsPolicy::from_response(status, &body, &agent),
+                        None => break RobotsPolicy::DisallowAll,
+                    },
+                }
+            };
+            let _ = done.send(Done::Robots {
+                pld,
+                origin,
+                fetches,
+                policy,
+                problem,
+            });
+        });
+    }
+
+    fn handle(&mut self, done: Done) {
+        match done {
+            Done::Robots {
+                pld,
+                origin,
+                fetches,
+                policy,
+                problem,
+            } => self.handle_robots(pld, origin, fetches, policy, problem),
+            Done::Document {
+                id,
+                fetch,
+                conditional_on,
+                parse,
+                parse_error,
+                context_body,
+            } => {
+                if let Some(body) = context_body {
+                    let url = self.frontier.entry(id).url.to_string();
+                    if let Ok(mut contexts) = self.contexts.0.lock() {
+                        contexts.insert(url, body);
+                    }
+                }
+                self.handle_document(id, *fetch, conditional_on, parse, parse_error)
+            }
+        }
+    }
+
+    fn handle_robots(
+        &mut self,
+        pld: PldId,
+        origin: Url,
+        fetches: Vec<(Url, Fetch)>,
+        policy: RobotsPolicy,
+        problem: Option<String>,
+    ) {
+        if let Some(delay) = policy.crawl_delay() {
+            self.frontier
+                .raise_delay(pld, delay.min(self.options.max_crawl_delay));
+        }
+        self.robots.insert(&origin, policy, Instant::now());
+        self.robots_pending.remove(&origin_key(&origin));
+        let last_finished = fetches.iter().rev().find_map(|(_, f)| finished_at(f));
+        self.frontier.release(pld, last_finished);
+        self.drop_unless_held(pld);
+        let last = fetches.len().saturating_sub(1);
+        let mut problem = problem;
+        for (index, (url, fetch)) in fetches.into_iter().enumerate() {
+            let note = if index == last { problem.take() } else { None };
+            let job = CaptureJob {
+                host: url.host_str().unwrap_or("").to_string(),
+                url: url.to_string(),
+                kind: "robots".into(),
+                round: self.frontier.round(),
+                hops: 0,
+                via: None,
+                path: "P".into(),
+                fetch,
+                conditional_on: None,
+                parse: None,
+                new_urls: Vec::new(),
+                done: false,
+                note,
+            };
+            self.send(ArchiveJob::Capture(Box::new(job)));
+        }
+    }
+
+    fn handle_document(
+        &mut self,
+        id: UrlId,
+        fetch: Fetch,
+        conditional_on: Option<UrlState>,
+        parse: Option<ldwarc_rdf::Extracted>,
+        parse_error: Option<String>,
+    ) {
+        let pld = self.frontier.entry(id).pld;
+        let sent = finished_at(&fetch);
+        let url = self.frontier.entry(id).url.to_string();
+        let mut new_urls = Vec::new();
+        let mut note = None;
+        let mut done = true;
+        if let Ok(response) = &fetch.outcome {
+            let status = response.status;
+            if status == 429 || status == 503 {
+                let retry_after = response.header("Retry-After").and_then(parse_retry_after);
+                self.frontier.back_off(
+                    pld,
+                    retry_after,
+                    self.options.max_retry_after,
+                    Instant::now(),
+                );
+                if self.frontier.retry(id) {
+                    done = false;
+                    note = Some(format!("HTTP {status}: will retry"));
+                }
+            } else {
+                self.frontier.reset_backoff(pld);
+            }
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                note = self.follow_redirect(id, response.header("Location"), &mut new_urls);
+            }
+        }
+        let summary = parse.as_ref().map(|p| ParseSummary {
+            syntax: Some(p.syntax.media_type().to_string()),
+            triples: p.triples,
+            outlinks: p.links.len() as u64,
+            error: p.error.clone(),
+        });
+        let summary = summary.or_else(|| {
+            parse_error.clone().map(|error| ParseSummary {
+                error: Some(error),
+                ..ParseSummary::default()
+            })
+        });
+        if let Some(parse) = &parse {
+            self.add_links(id, parse, &mut new_urls);
+        }
+        if done {
+            self.frontier.done(id);
+        }
+        self.frontier.release(pld, sent);
+        self.drop_unless_held(pld);
+        let entry = self.frontier.entry(id);
+        let job = CaptureJob {
+            host: Url::parse(&url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_default(),
+            url,
+            kind: match entry.kind {
+                UrlKind::Context => "context",
+                _ => "document",
+            }
+            .into(),
+            round: self.frontier.round(),
+            hops: entry.hops,
+            via: entry.via.map(|v| self.frontier.entry(v).url.to_string()),
+            path: entry.path.to_string(),
+            fetch,
+            conditional_on,
+            parse: summary,
+            new_urls,
+            done,
+            note,
+        };
+        self.send(ArchiveJob::Capture(Box::new(job)));
+    }
+
+    /// Queues a redirect's target in this round; returns a note when it is not followed.
+    fn follow_redirect(
+        &mut self,
+        id: UrlId,
+        location: Option<&str>,
+        new_urls: &mut Vec<FrontierEntry>,
+    ) -> Option<String> {
+        let entry = self.frontier.entry(id).clone();
+        let Some(location) = location else {
+            return Some("redirect without Location".into());
+        };
+        let target = Url::parse(&entry.url)
+            .ok()
+            .and_then(|base| base.join(location).ok())
+            .and_then(crawlable);
+        let Some(target) = target else {
+            return Some(format!("redirect to an unusable Location: {location}"));
+        };
+        if entry.redirects >= self.options.max_redirects {
+            return Some(format!(
+                "redirect limit ({}) reached; {target} not followed",
+                self.options.max_redirects
+            ));
+        }
+        if self.in_redirect_chain(id, target.as_str()) {
+            return Some(format!("redirect cycle: {target} was already in the chain"));
+        }
+        self.queue(target, id, UrlKind::Redirect, new_urls);
+        None
+    }
+
+    /// Queues a URL found through `via` (a link, a redirect target or a JSON-LD context);
+    /// its hops, redirects, discovery path and round follow from `via` and `kind`. A URL
+    /// already known only gains an in-link.
+    fn queue(&mut self, url: Url, via: UrlId, kind: UrlKind, new_urls: &mut Vec<FrontierEntry>) {
+        if let Some(known) = self.frontier.find(url.as_str()) {
+            self.frontier.add_inlink(known);
+            return;
+        }
+        let pld = url.host_str().map(pay_level_domain).unwrap_or_default();
+        if !self.holds(&pld) {
+            self.queue_elsewhere(url, via, kind, new_urls);
+            return;
+        }
+        let from = self.frontier.entry(via);
+        let round = self.frontier.round();
+        let (hops, redirects, step, round) = match kind {
+            UrlKind::Link => (from.hops + 1, 0, 'L', round + 1),
+            UrlKind::Redirect => (from.hops, from.redirects + 1, 'R', round),
+            UrlKind::Context => (from.hops, 0, 'X', round),
+        };
+        let new = NewUrl {
+            pld,
+            path: format!("{}{step}", from.path),
+            url: url.into(),
+            hops,
+            redirects,
+            via: Some(via),
+            kind,
+            round,
+            inlinks: 0,
+        };
+        if let Added::New(new_id) = self.frontier.add(new) {
+            new_urls.push(self.frontier_entry(new_id));
+        }
+    }
+
+    /// Whether this node may queue (and fetch) URLs of `pld`: always with the embedded
+    /// store, only while holding its lease with a shared one.
+    fn holds(&self, pld: &str) -> bool {
+        let Some(shared) = &self.shared else {
+            return true;
+        };
+        self.frontier
+            .find_pld(pld)
+            .is_some_and(|id| shared.held.contains(&id))
+    }
+
+    /// A URL of a PLD this node does not hold goes to the shared frontier only (with the
+    /// commit of the fetch it was found in), once.
+    fn queue_elsewhere(
+        &mut self,
+        url: Url,
+        via: UrlId,
+        kind: UrlKind,
+        new_urls: &mut Vec<FrontierEntry>,
+    ) {
+        let Some(shared) = &mut self.shared else {
+            return;
+        };
+        if !shared.sent_elsewhere.insert(url.to_string()) {
+            return;
+        }
+        let from = self.frontier.entry(via);
+        let round = self.frontier.round();
+        let (hops, redirects, step, round) = match kind {
+            UrlKind::Link => (from.hops + 1, 0, 'L', round + 1),
+            UrlKind::Redirect => (from.hops, from.redirects + 1, 'R', round),
+            UrlKind::Context => (from.hops, 0, 'X', round),
+        };
+        new_urls.push(FrontierEntry {
+            url: url.into(),
+            hops,
+            round,
+            inlinks: 1,
+            via: Some(from.url.to_string()),
+            path: format!("{}{step}", from.path),
+            redirects,
+        });
+    }
+
+    /// After a request to a PLD whose lease was lost meanwhile: anything queued for it
+    /// again (a retry) leaves the queues.
+    fn drop_unless_held(&mut self, pld: PldId) {
+        if self.shared.is_some() && !self.holds(self.frontier.pld_name(pld)) {
+            self.frontier.drop_pld(pld);
+        }
+    }
+
+    /// What the lease thread found: PLDs claimed with their rows, rows other nodes queued
+    /// for held PLDs, or leases lost.
+    fn handle_lease_event(&mut self, event: LeaseEvent) {
+        match event {
+            LeaseEvent::Rows {
+                claimed,
+                queued,
+                done,
+            } => {
+                for name in claimed {
+                    let id = self.frontier.pld(&name);
+                    if let Some(shared) = &mut self.shared {
+                        shared.held.insert(id);
+                    }
+                }
+                for url in done {
+                    let pld = ldwarc_core::archive::pld_of_url(&url);
+                    if self.holds(&pld) {
+                        self.frontier.add_done(&url, &pld);
+                    }
+                }
+                for entry in queued {
+                    let known = self
+                        .frontier
+                        .find(&entry.url)
+                        .map(|id| self.frontier.entry(id).state);
+                    let fresh = matches!(known, None | Some(FrontierUrlState::Released));
+                    if fresh && self.holds(&ldwarc_core::archive::pld_of_url(&entry.url)) {
+                        self.add_stored(entry);
+                    }
+                }
+            }
+            LeaseEvent::Lost(names) => {
+                for name in names {
+                    eprintln!(
+                        "ldwarc: lost the lease on {name}; its URLs are left to the node holding it"
+                    );
+                    let Some(id) = self.frontier.find_pld(&name) else {
+                        continue;
+                    };
+                    if let Some(shared) = &mut self.shared {
+                        shared.held.remove(&id);
+                    }
+                    self.frontier.drop_pld(id);
+                }
+            }
+        }
+    }
+
+    /// Gives up the leases of held PLDs with nothing queued and nothing in flight: through
+    /// the archiver, so after their last write, and kept from other nodes for the PLD's delay.
+    fn release_idle_plds(&mut self) {
+        let Some(shared) = &mut self.shared else {
+            return;
+        };
+        let idle: Vec<PldId> = shared
+            .held
+            .iter()
+            .copied()
+            .filter(|&id| self.frontier.pld_idle(id))
+            .collect();
+        if idle.is_empty() {
+            return;
+        }
+        let mut releases = Vec::new();
+        let now = Instant::now();
+        for id in idle {
+            shared.held.remove(&id);
+            // The next node waits as long as this one would have: the delay (with any
+            // robots.txt Crawl-delay), or longer while a 429/503 back-off runs.
+            let backing_off = self
+                .frontier
+                .next_allowed(id)
+                .saturating_duration_since(now);
+            releases.push((
+                self.frontier.pld_name(id).to_string(),
+                self.frontier.delay(id).max(backing_off),
+            ));
+        }
+        shared
+            .keeper
+            .forget(releases.iter().map(|(name, _)| name.clone()).collect());
+        self.send(ArchiveJob::Release(releases));
+    }
+
+    /// Whether the crawl loop may end once this node has nothing left: always with the
+    /// embedded store; with a shared one, only when no URL is queued on any node (counted
+    /// by the archiver after its own pending writes, every [`COUNT_INTERVAL`]).
+    fn may_stop(&mut self) -> bool {
+        let Some(shared) = &mut self.shared else {
+            return true;
+        };
+        if !shared.held.is_empty() {
+            return false;
+        }
+        if let Some(reply) = &mut shared.counting {
+            let stop = match reply.try_recv() {
+                Err(tokio::sync::oneshot::error::TryRecvError::Empty) => return false,
+                // The archiver stopped (it reports why when joined).
+                Err(tokio::sync::oneshot::error::TryRecvError::Closed) => true,
+                Ok(Ok(queued)) => queued == 0,
+                Ok(Err(error)) => {
+                    eprintln!("ldwarc: counting the URLs queued on all nodes: {error}");
+                    false
+                }
+            };
+            shared.counting = None;
+            return stop;
+        }
+        if shared.last_count.elapsed() >= COUNT_INTERVAL {
+            let (sender, receiver) = tokio::sync::oneshot::channel();
+            shared.counting = Some(receiver);
+            shared.last_count = Instant::now();
+            self.send(ArchiveJob::CountQueued(sender));
+        }
+        false
+    }
+
+    fn in_redirect_chain(&self, id: UrlId, target: &str) -> bool {
+        let mut current = Some(id);
+        while let Some(at) = current {
+            let entry = self.frontier.entry(at);
+            if &*entry.url == target {
+                return true;
+            }
+            current = if entry.kind == UrlKind::Redirect {
+                entry.via
+            } else {
+                None
+            };
+        }
+        false
+    }
+
+    fn add_links(
+        &mut self,
+        id: UrlId,
+        parse: &ldwarc_rdf::Extracted,
+        new_urls: &mut Vec<FrontierEntry>,
+    ) {
+        let contexts = parse.missing_contexts.iter().chain(&parse.remote_contexts);
+        for url in contexts.filter_map(|c| crawlable_text(c)) {
+            self.queue(url, id, UrlKind::Context, new_urls);
+        }
+        let entry = self.frontier.entry(id);
+        if entry.hops >= self.options.hops || entry.kind == UrlKind::Context {
+            return;
+        }
+        for url in parse.links.iter().filter_map(|l| crawlable_text(l)) {
+            self.queue(url, id, UrlKind::Link, new_urls);
+        }
+    }
+}
+
+/// How often a node with nothing left asks whether any node has URLs queued.
+const COUNT_INTERVAL: Duration = Duration::from_millis(250);
+
+/// This node's part of a shared frontier: the PLDs it holds and the lease thread.
+struct SharedFrontier {
+    keeper: LeaseKeeper,
+    events: UnboundedReceiver<LeaseEvent>,
+    held: HashSet<PldId>,
+    /// URLs of PLDs held elsewhere, already sent to the shared frontier.
+    sent_elsewhere: HashSet<String>,
+    /// The archiver's answer to "how many URLs are queued on any node", awaited.
+    counting: Option<tokio::sync::oneshot::Receiver<BackendResult<u64>>>,
+    last_count: Instant,
+}
+
+impl SharedFrontier {
+    fn start(settings: SharedSettings) -> Result<Self, CrawlError> {
+        let (sender, events) = unbounded_channel();
+        let keeper = LeaseKeeper::start(settings, sender)?;
+        Ok(Self {
+            keeper,
+            events,
+            held: HashSet::new(),
+            sent_elsewhere: HashSet::new(),
+            counting: None,
+            last_count: Instant::now() - COUNT_INTERVAL,
+        })
+    }
+}
+
+/// The next event of the lease thread; never, with the embedded store.
+async fn next_lease_event(shared: &mut Option<SharedFrontier>) -> Option<LeaseEvent> {
+    match shared {
+        Some(shared) => match shared.events.recv().await {
+            Some(event) => Some(event),
+            None => std::future::pending().await,
+        },
+        None => std::future::pending().await,
+    }
+}
+
+/// Parses a payload prefix for links (on a blocking thread).
+fn extract(
+    options: &CrawlOptions,
+    contexts: &CapturedContexts,
+    base: &str,
+    content_type: Option<String>,
+    encoding: Option<String>,
+    prefix: Vec<u8>,
+    is_context: bool,
+) -> (Option<ldwarc_rdf::Extracted>, Option<String>) {
+    if is_context {
+        return (None, None);
+    }
+    let decoded =
+        match ldwarc_rdf::decode_content(encoding.as_deref(), &prefix, options.max_decoded) {
+            Ok(bytes) => bytes,
+            Err(e) => return (None, Some(format!("decoding {base}: {e}"))),
+        };
+    let syntaxes = ldwarc_rdf::choose_syntaxes(content_type.as_deref(), &decoded);
+    if syntaxes.is_empty() {
+        return (None, None);
+    }
+    let link_options = LinkOptions {
+        follow_predicates: if options.follow_predicates.is_empty() {
+            None
+        } else {
+            Some(&options.follow_predicates)
+        },
+        max_links: 100_000,
+        contexts,
+    };
+    match ldwarc_rdf::extract_links(&decoded, &syntaxes, base, &link_options) {
+        Ok(mut extracted) => {
+            if !extracted.missing_contexts.is_empty() {
+                // Without its context a JSON-LD term expands against the base into an IRI
+                // nobody wrote (`"Person"` → `<base>/Person`): keep only the links that are
+                // spelled out in the document; the context is captured for next time.
+                extracted
+                    .links
+                    .retain(|link| memchr::memmem::find(&decoded, link.as_bytes()).is_some());
+            }
+            (Some(extracted), None)
+        }
+        Err(e) => (None, Some(e.to_string())),
+    }
+}
+
+/// When a fetch that reached the server ended: the PLD's delay counts from here, so that
+/// even by the server's clock no two requests come closer than the delay.
+fn finished_at(fetch: &Fetch) -> Option<Instant> {
+    fetch.sent_at.map(|(_, at)| at + fetch.duration)
+}
+
+/// `Retry-After` as seconds or an HTTP date.
+fn parse_retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let date = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let wait = date.with_timezone(&Utc) - Utc::now();
+    Some(wait.to_std().unwrap_or_default())
+}
+
+/// A crawlable URL: http(s) with a host, fragment removed, as the `url` crate normalises it.
+pub fn normalize(text: &str) -> Option<String> {
+    crawlable_text(text).map(String::from)
+}
+
+fn crawlable_text(text: &str) -> Option<Url> {
+    Url::parse(text.trim()).ok().and_then(crawlable)
+}
+
+fn crawlable(mut url: Url) -> Option<Url> {
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return None;
+    }
+    url.set_fragment(None);
+    Some(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_normalised_and_filtered() {
+        assert_eq!(
+            normalize("HTTP://Example.ORG:80/a#frag").as_deref(),
+            Some("http://example.org/a")
+        );
+        assert_eq!(normalize("mailto:x@example.org"), None);
+        assert_eq!(normalize("urn:isbn:123"), None);
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        assert_eq!(parse_retry_after("120"), Some(Duration::from_secs(120)));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after("soon"), None);
+    }
+}

@@ -1,0 +1,19 @@
+//! The crawler and the observatory: frontier, per-PLD queues, rounds, robots.txt, politeness, the HTTP
+//! fetcher, and the archiver that turns every fetch into WARC records, index entries and
+//! crawl-log rows.
+
+pub mod archived;
+pub mod archiver;
+mod crawler;
+pub mod frontier;
+pub mod http;
+pub mod monitor;
+mod options;
+pub mod robots;
+mod shared;
+
+pub use crawler::{CrawlError, CrawlProgress, CrawlSummary, crawl, normalize, peak_rss};
+pub use options::{
+    CrawlConfig, CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT, JoinCrawl,
+    check_node_name, parse_seconds, seconds,
+};

@@ -1,0 +1,338 @@
+//! Crawling on many nodes over one PostgreSQL frontier: choosing the crawl a node works on
+//! ([`open_shared_crawl`]) and the lease thread ([`LeaseKeeper`]) that claims PLDs for this
+//! node, renews its leases every third of their lifetime, reports leases lost, and brings in
+//! the URLs other nodes queue for the PLDs it holds. The crawl loop only ever queues URLs of
+//! PLDs this thread reported held; releases go through the archiver (after the PLD's last
+//! write) and are told to this thread with [`LeaseKeeper::forget`].
+
+use std::collections::BTreeSet;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::crawler::CrawlError;
+use super::options::{CrawlOptions, JoinCrawl, check_node_name};
+use ldwarc_core::store::{BackendError, FrontierEntry, PgStateStore, PldLeases, StateBackend};
+
+/// What the lease thread tells the crawl loop.
+#[derive(Debug)]
+pub enum LeaseEvent {
+    /// Frontier rows from the shared store: of PLDs just claimed (`claimed`), or new rows of
+    /// PLDs already held.
+    Rows {
+        /// PLDs now held by this node.
+        claimed: Vec<String>,
+        /// URLs queued and not yet done.
+        queued: Vec<FrontierEntry>,
+        /// URLs done (by any node).
+        done: Vec<String>,
+    },
+    /// Leases this node no longer holds: their URLs must not be fetched here any more.
+    Lost(Vec<String>),
+}
+
+/// Messages from the crawl loop to the lease thread.
+enum LeaseCommand {
+    /// The crawl loop gave these PLDs up (the archiver releases them): stop renewing.
+    Forget(Vec<String>),
+}
+
+/// How a node takes part in a shared crawl.
+#[derive(Debug, Clone)]
+pub struct SharedSettings {
+    /// The PostgreSQL URL.
+    pub database: String,
+    /// This node's name.
+    pub node: String,
+    /// The crawl's id.
+    pub crawl: i64,
+    /// Lease lifetime.
+    pub ttl: Duration,
+    /// Leases held at once.
+    pub max_plds: usize,
+}
+
+/// The node's name: `--node`, else the host name; checked to fit in file names.
+pub fn node_name(options: &CrawlOptions) -> Result<String, CrawlError> {
+    let name = match &options.node {
+        Some(name) => name.clone(),
+        None => gethostname::gethostname().to_string_lossy().into_owned(),
+    };
+    check_node_name(&name).map_err(CrawlError::Options)?;
+    Ok(name)
+}
+
+/// Starts or joins the crawl this node works on; returns its id, round and whether it
+/// joined an existing crawl. Joining never finishes other crawls: nodes of other crawls may
+/// be running.
+pub fn open_shared_crawl(
+    store: &mut PgStateStore,
+    options: &CrawlOptions,
+    described: &str,
+) -> Result<(i64, u32, bool), CrawlError> {
+    let join = match options.join {
+        JoinCrawl::New if options.resume => JoinCrawl::Latest,
+        join => join,
+    };
+    let database = store.database().to_string();
+    let run = match join {
+        JoinCrawl::New => {
+            if options.seeds.is_empty() {
+                return Err(CrawlError::Options(
+                    "no seed URLs given (pass URLs, @FILE, or --join to work on a running crawl)"
+                        .into(),
+                ));
+            }
+            let id = store
+                .start_crawl(Utc::now(), described)
+                .map_err(store_error)?;
+            return Ok((id, 0, false));
+        }
+        JoinCrawl::Latest => store
+            .unfinished_crawl()
+            .map_err(store_error)?
+            .ok_or_else(|| {
+                CrawlError::Options(format!("{database}: no unfinished crawl to join"))
+            })?,
+        JoinCrawl::Id(id) => store
+            .crawl_by_id(id)
+            .map_err(store_error)?
+            .ok_or_else(|| CrawlError::Options(format!("{database}: no crawl {id}")))?,
+    };
+    if let Some(finished) = &run.finished {
+        return Err(CrawlError::Options(format!(
+            "{database}: crawl {} finished at {finished}; start a new one",
+            run.id
+        )));
+    }
+    Ok((run.id, 0, true))
+}
+
+/// A state-store failure as a crawl error.
+pub fn store_error(error: BackendError) -> CrawlError {
+    CrawlError::Archive(error.into())
+}
+
+/// The lease thread; stops (releasing whatever it still holds) when dropped.
+pub struct LeaseKeeper {
+    commands: Option<Sender<LeaseCommand>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl LeaseKeeper {
+    /// Connects and starts the thread; `events` receives what it finds.
+    pub fn start(
+        settings: SharedSettings,
+        events: UnboundedSender<LeaseEvent>,
+    ) -> Result<Self, CrawlError> {
+        let store = PgStateStore::connect(&settings.database).map_err(store_error)?;
+        let (commands, receiver) = channel();
+        let thread = std::thread::Builder::new()
+            .name("ldwarc-leases".into())
+            .spawn(move || {
+                LeaseLoop {
+                    store,
+                    settings,
+                    held: BTreeSet::new(),
+                    events,
+                }
+                .run(&receiver)
+            })?;
+        Ok(Self {
+            commands: Some(commands),
+            thread: Some(thread),
+        })
+    }
+
+    /// The crawl loop gave these PLDs up: the thread stops renewing them.
+    pub fn forget(&self, plds: Vec<String>) {
+        if let Some(commands) = &self.commands {
+            // The thread ends only when this keeper is dropped.
+            let _ = commands.send(LeaseCommand::Forget(plds));
+        }
+    }
+}
+
+impl Drop for LeaseKeeper {
+    fn drop(&mut self) {
+        self.commands.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// How often held leases are renewed and their new rows fetched: a third of the lifetime,
+/// so two renewals in a row may fail before a lease lapses, but at least every second.
+fn renew_interval(ttl: Duration) -> Duration {
+    (ttl / 3).min(Duration::from_secs(1))
+}
+
+/// How often free PLDs are looked for while this node holds fewer than it may.
+const CLAIM_INTERVAL: Duration = Duration::from_millis(200);
+
+struct LeaseLoop {
+    store: PgStateStore,
+    settings: SharedSettings,
+    held: BTreeSet<String>,
+    events: UnboundedSender<LeaseEvent>,
+}
+
+impl LeaseLoop {
+    fn run(mut self, commands: &Receiver<LeaseCommand>) {
+        let mut last_renewal = Instant::now();
+        let mut last_claim = Instant::now() - CLAIM_INTERVAL;
+        loop {
+            match commands.recv_timeout(CLAIM_INTERVAL) {
+                Ok(command) => self.apply(command),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            while let Ok(command) = commands.try_recv() {
+                self.apply(command);
+            }
+            if last_renewal.elapsed() >= renew_interval(self.settings.ttl) {
+                last_renewal = Instant::now();
+                self.renew_and_refresh();
+            }
+            if last_claim.elapsed() >= CLAIM_INTERVAL {
+                last_claim = Instant::now();
+                self.claim();
+            }
+        }
+        self.release_all();
+    }
+
+    fn apply(&mut self, command: LeaseCommand) {
+        match command {
+            LeaseCommand::Forget(plds) => {
+                for pld in plds {
+                    self.held.remove(&pld);
+                }
+            }
+        }
+    }
+
+    fn send(&self, event: LeaseEvent) -> bool {
+        self.events.send(event).is_ok()
+    }
+
+    /// Renews every held lease; those not renewed are lost. Then brings in rows other nodes
+    /// queued for the PLDs still held.
+    fn renew_and_refresh(&mut self) {
+        if self.held.is_empty() {
+            return;
+        }
+        let held: Vec<String> = self.held.iter().cloned().collect();
+        let SharedSettings {
+            node, crawl, ttl, ..
+        } = &self.settings;
+        let renewed = match self.store.renew(node, *crawl, &held, *ttl) {
+            Ok(renewed) => renewed.into_iter().collect::<BTreeSet<_>>(),
+            Err(error) => {
+                // Without a renewal the leases may lapse at any moment: stop using them.
+                eprintln!("ldwarc: renewing PLD leases: {error}; dropping them");
+                BTreeSet::new()
+            }
+        };
+        let lost: Vec<String> = self.held.difference(&renewed).cloned().collect();
+        self.held = renewed;
+        if !lost.is_empty() {
+            self.send(LeaseEvent::Lost(lost));
+        }
+        self.load_rows(Vec::new());
+    }
+
+    /// Claims free PLDs up to the limit and sends their rows.
+    fn claim(&mut self) {
+        let room = self.settings.max_plds.saturating_sub(self.held.len());
+        if room == 0 {
+            return;
+        }
+        let SharedSettings {
+            node, crawl, ttl, ..
+        } = &self.settings;
+        match self.store.claim_plds(node, *crawl, room, *ttl) {
+            Ok(claimed) if !claimed.is_empty() => {
+                self.held.extend(claimed.iter().cloned());
+                self.load_rows(claimed);
+            }
+            Ok(_) => {}
+            Err(error) => eprintln!("ldwarc: claiming PLDs: {error}"),
+        }
+    }
+
+    /// Sends the frontier rows of every held PLD (`claimed` among them are new).
+    fn load_rows(&mut self, claimed: Vec<String>) {
+        let held: Vec<String> = self.held.iter().cloned().collect();
+        match self.store.frontier_of_plds(self.settings.crawl, &held) {
+            Ok((queued, done)) => {
+                self.send(LeaseEvent::Rows {
+                    claimed,
+                    queued,
+                    done,
+                });
+            }
+            Err(error) => {
+                // The claimed PLDs cannot be crawled without their rows: give them back.
+                eprintln!("ldwarc: reading the frontier of {held:?}: {error}");
+                if !claimed.is_empty() {
+                    for pld in &claimed {
+                        self.held.remove(pld);
+                    }
+                    let _ = self
+                        .store
+                        .release(&self.settings.node, self.settings.crawl, &claimed);
+                }
+            }
+        }
+    }
+
+    /// On the way out: whatever is still held is released, kept from others for a whole
+    /// lease lifetime since this node's last request to it may have been just now.
+    fn release_all(&mut self) {
+        if self.held.is_empty() {
+            return;
+        }
+        let plds: Vec<(String, Duration)> = self
+            .held
+            .iter()
+            .map(|pld| (pld.clone(), self.settings.ttl))
+            .collect();
+        if let Err(error) =
+            self.store
+                .release_after(&self.settings.node, self.settings.crawl, &plds)
+        {
+            eprintln!("ldwarc: releasing PLD leases: {error}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leases_are_renewed_well_before_they_lapse() {
+        assert_eq!(
+            renew_interval(Duration::from_secs(2)),
+            Duration::from_secs(2) / 3
+        );
+        assert_eq!(
+            renew_interval(Duration::from_secs(30)),
+            Duration::from_secs(1)
+        );
+    }
+
+    #[test]
+    fn node_names_default_to_the_host_name_and_are_checked() {
+        let mut options = CrawlOptions::new("/tmp/x");
+        options.node = Some("n1".into());
+        assert_eq!(node_name(&options).unwrap(), "n1");
+        options.node = Some("bad name".into());
+        assert!(node_name(&options).is_err());
+    }
+}

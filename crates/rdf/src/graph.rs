@@ -1,0 +1,528 @@
+//! The in-memory RDF graph behind replay, history, snapshots and diffs: terms interned once in
+//! their canonical N-Triples spelling, statements as four term ids, duplicates dropped,
+//! document order kept, blank nodes relabelled `b0`, `b1`, … by first appearance so that one
+//! document always yields the same labels.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use sophia::api::term::{Term, TermKind};
+
+use super::jsonld::ContextSource;
+use super::links::RdfError;
+use super::parse::{StatementSink, parse_statements};
+use super::syntax::Syntax;
+
+/// A term's number within one [`Graph`].
+pub type TermId = u32;
+
+/// The graph slot of a statement in the default graph.
+pub const DEFAULT_GRAPH: TermId = TermId::MAX;
+
+const XSD_STRING: &str = "http://www.w3.org/2001/XMLSchema#string";
+const RDF_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
+
+/// One statement: subject, predicate, object and graph ([`DEFAULT_GRAPH`] for a triple).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Quad {
+    /// The subject's id.
+    pub subject: TermId,
+    /// The predicate's id.
+    pub predicate: TermId,
+    /// The object's id.
+    pub object: TermId,
+    /// The graph name's id, or [`DEFAULT_GRAPH`].
+    pub graph: TermId,
+}
+
+impl Quad {
+    /// The three or four term slots in order (the graph only when it is named).
+    pub fn terms(&self) -> impl Iterator<Item = TermId> + '_ {
+        [self.subject, self.predicate, self.object, self.graph]
+            .into_iter()
+            .filter(|&id| id != DEFAULT_GRAPH)
+    }
+}
+
+/// What kind of term an id stands for (read off its spelling).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TermSort {
+    /// `<iri>`
+    Iri,
+    /// `_:label`
+    Blank,
+    /// `"lexical form"` with optional `@lang` or `^^<datatype>`
+    Literal,
+    /// `<<( s p o )>>` (an RDF 1.2 triple term)
+    Triple,
+}
+
+/// A set of statements with interned terms, in the order they were first added.
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    spellings: Vec<Box<str>>,
+    ids: HashMap<Box<str>, TermId>,
+    quads: Vec<Quad>,
+    seen: HashSet<Quad>,
+}
+
+impl Graph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of a term given in N-Triples spelling (`<iri>`, `_:label`, `"lex"@en`,
+    /// `"lex"^^<dt>`), adding it if new. The caller spells canonically (see [`spell_term`]).
+    pub fn intern(&mut self, spelling: &str) -> TermId {
+        if let Some(&id) = self.ids.get(spelling) {
+            return id;
+        }
+        let id = TermId::try_from(self.spellings.len())
+            .ok()
+            .filter(|&id| id != DEFAULT_GRAPH)
+            .unwrap_or(DEFAULT_GRAPH - 1);
+        let spelling: Box<str> = spelling.into();
+        self.spellings.push(spelling.clone());
+        self.ids.insert(spelling, id);
+        id
+    }
+
+    /// Adds a statement; false when it was already there.
+    pub fn insert(&mut self, quad: Quad) -> bool {
+        let new = self.seen.insert(quad);
+        if new {
+            self.quads.push(quad);
+        }
+        new
+    }
+
+    /// Adds a statement given by its terms' spellings (`graph` `None` for the default graph).
+    pub fn insert_spelled(
+        &mut self,
+        subject: &str,
+        predicate: &str,
+        object: &str,
+        graph: Option<&str>,
+    ) -> bool {
+        let quad = Quad {
+            subject: self.intern(subject),
+            predicate: self.intern(predicate),
+            object: self.intern(object),
+            graph: graph.map_or(DEFAULT_GRAPH, |g| self.intern(g)),
+        };
+        self.insert(quad)
+    }
+
+    /// The statements, in the order they were first added.
+    pub fn quads(&self) -> &[Quad] {
+        &self.quads
+    }
+
+    /// Whether the graph holds this statement.
+    pub fn contains(&self, quad: &Quad) -> bool {
+        self.seen.contains(quad)
+    }
+
+    /// Number of statements.
+    pub fn len(&self) -> usize {
+        self.quads.len()
+    }
+
+    /// True when there is no statement.
+    pub fn is_empty(&self) -> bool {
+        self.quads.is_empty()
+    }
+
+    /// The N-Triples spelling of a term (panics on an id this graph never issued).
+    pub fn term(&self, id: TermId) -> &str {
+        &self.spellings[id as usize]
+    }
+
+    /// The id of a spelled term, if the graph has it.
+    pub fn id_of(&self, spelling: &str) -> Option<TermId> {
+        self.ids.get(spelling).copied()
+    }
+
+    /// Number of distinct terms interned.
+    pub fn term_count(&self) -> usize {
+        self.spellings.len()
+    }
+
+    /// The kind of a term.
+    pub fn sort(&self, id: TermId) -> TermSort {
+        term_sort(self.term(id))
+    }
+
+    /// Whether the term is a blank node.
+    pub fn is_blank(&self, id: TermId) -> bool {
+        id != DEFAULT_GRAPH && self.term(id).starts_with("_:")
+    }
+
+    /// Whether a statement mentions a blank node in any position.
+    pub fn has_blank(&self, quad: &Quad) -> bool {
+        quad.terms().any(|id| self.is_blank(id))
+    }
+
+    /// Whether any statement is in a named graph.
+    pub fn has_named_graphs(&self) -> bool {
+        self.quads.iter().any(|q| q.graph != DEFAULT_GRAPH)
+    }
+
+    /// Writes one statement as an N-Quads line (N-Triples when in the default graph and
+    /// `graph` is `None`). `graph`, when given, replaces the default graph's name;
+    /// `blank_prefix` is put before every blank node label (to keep documents apart in one
+    /// file).
+    pub fn spell_quad(
+        &self,
+        quad: &Quad,
+        graph: Option<&str>,
+        blank_prefix: &str,
+        out: &mut String,
+    ) {
+        let slots = [quad.subject, quad.predicate, quad.object];
+        for id in slots {
+            self.push_term(id, blank_prefix, out);
+            out.push(' ');
+        }
+        if quad.graph != DEFAULT_GRAPH {
+            self.push_term(quad.graph, blank_prefix, out);
+            out.push(' ');
+        } else if let Some(graph) = graph {
+            out.push_str(graph);
+            out.push(' ');
+        }
+        out.push_str(".\n");
+    }
+
+    fn push_term(&self, id: TermId, blank_prefix: &str, out: &mut String) {
+        let spelling = self.term(id);
+        match spelling.strip_prefix("_:") {
+            Some(label) if !blank_prefix.is_empty() => {
+                out.push_str("_:");
+                out.push_str(blank_prefix);
+                out.push_str(label);
+            }
+            _ => out.push_str(spelling),
+        }
+    }
+
+    /// Writes every statement as N-Quads (N-Triples if there is no named graph).
+    pub fn write_nquads(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut line = String::new();
+        for quad in &self.quads {
+            line.clear();
+            self.spell_quad(quad, None, "", &mut line);
+            out.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// The graph as N-Quads text.
+    pub fn to_nquads(&self) -> String {
+        let mut text = String::new();
+        for quad in &self.quads {
+            self.spell_quad(quad, None, "", &mut text);
+        }
+        text
+    }
+}
+
+/// The kind of a term from its N-Triples spelling.
+pub fn term_sort(spelling: &str) -> TermSort {
+    match spelling.as_bytes().first() {
+        Some(b'_') => TermSort::Blank,
+        Some(b'"') => TermSort::Literal,
+        Some(b'<') if spelling.starts_with("<<") => TermSort::Triple,
+        _ => TermSort::Iri,
+    }
+}
+
+/// A parsed document.
+#[derive(Clone, Debug)]
+pub struct ParsedGraph {
+    /// Its statements.
+    pub graph: Graph,
+    /// The syntax that produced them.
+    pub syntax: Syntax,
+    /// Set when no syntax parsed the whole document: the error of the parse kept (the one
+    /// with the most statements before failing); the graph then holds what came before it.
+    pub error: Option<String>,
+    /// JSON-LD only: the remote contexts the document used.
+    pub remote_contexts: Vec<String>,
+    /// JSON-LD only: the remote contexts no source had (each treated as empty).
+    pub missing_contexts: Vec<String>,
+}
+
+/// Parses a document into a [`Graph`], trying `syntaxes` in order (as
+/// [`choose_syntaxes`](super::choose_syntaxes) ranks them) and keeping the first complete
+/// parse, or else the partial one with the most statements. Never touches the network.
+pub fn parse_graph(
+    body: &[u8],
+    syntaxes: &[Syntax],
+    base: &str,
+    contexts: &dyn ContextSource,
+) -> Result<ParsedGraph, RdfError> {
+    if sophia::iri::Iri::new(base).is_err() {
+        return Err(RdfError::InvalidBase {
+            base: base.to_string(),
+        });
+    }
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let mut best: Option<ParsedGraph> = None;
+    let mut failures = Vec::new();
+    for &syntax in syntaxes {
+        let mut builder = GraphBuilder::default();
+        let outcome = parse_statements(body, syntax, base, contexts, &mut builder);
+        let parsed = ParsedGraph {
+            graph: builder.graph,
+            syntax,
+            error: outcome.result.err(),
+            remote_contexts: outcome.remote_contexts,
+            missing_contexts: outcome.missing_contexts,
+        };
+        let Some(error) = &parsed.error else {
+            return Ok(parsed);
+        };
+        failures.push(format!("as {} ({error})", syntax.media_type()));
+        if best
+            .as_ref()
+            .is_none_or(|kept| parsed.graph.len() > kept.graph.len())
+        {
+            best = Some(parsed);
+        }
+    }
+    match best {
+        Some(partial) if !partial.graph.is_empty() => Ok(partial),
+        Some(_) => Err(RdfError::Unparseable {
+            base: base.to_string(),
+            detail: failures.join("; "),
+        }),
+        None => Err(RdfError::NoSyntax {
+            base: base.to_string(),
+        }),
+    }
+}
+
+/// Builds a [`Graph`] from parser statements, relabelling blank nodes by first appearance.
+#[derive(Default)]
+struct GraphBuilder {
+    graph: Graph,
+    blanks: HashMap<String, TermId>,
+    scratch: String,
+}
+
+impl GraphBuilder {
+    fn id<T: Term>(&mut self, term: &T) -> TermId {
+        if let Some(label) = term.bnode_id() {
+            if let Some(&id) = self.blanks.get(label.as_str()) {
+                return id;
+            }
+            let spelling = format!("_:b{}", self.blanks.len());
+            let id = self.graph.intern(&spelling);
+            self.blanks.insert(label.as_str().to_string(), id);
+            return id;
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        self.spell_into(term, &mut scratch);
+        let id = self.graph.intern(&scratch);
+        self.scratch = scratch;
+        id
+    }
+
+    /// Like [`spell_term`], with blank nodes inside quoted triples relabelled too.
+    fn spell_into<T: Term>(&mut self, term: &T, out: &mut String) {
+        if term.kind() == TermKind::BlankNode {
+            let id = self.id(term);
+            out.push_str(self.graph.term(id));
+        } else if let Some([s, p, o]) = term.triple() {
+            out.push_str("<<( ");
+            for part in [s, p, o] {
+                self.spell_into(&part, out);
+                out.push(' ');
+            }
+            out.push_str(")>>");
+        } else {
+            spell_term(term, out);
+        }
+    }
+}
+
+impl StatementSink for GraphBuilder {
+    fn statement<T: Term>(&mut self, subject: T, predicate: T, object: T, graph: Option<T>) {
+        let quad = Quad {
+            subject: self.id(&subject),
+            predicate: self.id(&predicate),
+            object: self.id(&object),
+            graph: graph.map_or(DEFAULT_GRAPH, |g| self.id(&g)),
+        };
+        self.graph.insert(quad);
+    }
+}
+
+/// Appends a term's canonical N-Triples spelling: IRIs in angle brackets (characters
+/// N-Triples forbids there written as `\u` escapes), literals with the escapes of canonical
+/// N-Quads (RDFC-1.0), `xsd:string` left implicit, language tags lower-cased (they compare
+/// case-insensitively), blank nodes with the parser's label.
+pub fn spell_term<T: Term>(term: &T, out: &mut String) {
+    match term.kind() {
+        TermKind::Iri => {
+            if let Some(iri) = term.iri() {
+                push_iri(iri.as_str(), out);
+            }
+        }
+        TermKind::BlankNode => {
+            if let Some(label) = term.bnode_id() {
+                out.push_str("_:");
+                out.push_str(label.as_str());
+            }
+        }
+        TermKind::Literal => {
+            if let Some(lexical) = term.lexical_form() {
+                push_literal_text(&lexical, out);
+            }
+            if let Some(tag) = term.language_tag() {
+                out.push('@');
+                out.push_str(&tag.as_str().to_ascii_lowercase());
+            } else if let Some(datatype) = term.datatype()
+                && datatype.as_str() != XSD_STRING
+                && datatype.as_str() != RDF_LANG_STRING
+            {
+                out.push_str("^^");
+                push_iri(datatype.as_str(), out);
+            }
+        }
+        TermKind::Triple => {
+            if let Some([s, p, o]) = term.triple() {
+                out.push_str("<<( ");
+                for part in [s, p, o] {
+                    spell_term(&part, out);
+                    out.push(' ');
+                }
+                out.push_str(")>>");
+            }
+        }
+        TermKind::Variable => {
+            if let Some(name) = term.variable() {
+                out.push('?');
+                out.push_str(name.as_str());
+            }
+        }
+    }
+}
+
+fn push_iri(iri: &str, out: &mut String) {
+    out.push('<');
+    for c in iri.chars() {
+        if c <= ' ' || matches!(c, '<' | '>' | '"' | '{' | '}' | '|' | '^' | '`' | '\\') {
+            let _ = write!(out, "\\u{:04X}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('>');
+}
+
+fn push_literal_text(text: &str, out: &mut String) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if c < ' ' || c == '\u{7f}' => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NoContexts;
+
+    const BASE: &str = "http://example.org/doc";
+
+    fn parse(body: &str, syntax: Syntax) -> ParsedGraph {
+        parse_graph(body.as_bytes(), &[syntax], BASE, &NoContexts).unwrap()
+    }
+
+    #[test]
+    fn turtle_terms_are_spelled_canonically_and_blank_nodes_relabelled() {
+        let body = r#"@prefix ex: <http://example.org/> .
+<#a> ex:p "x"^^<http://www.w3.org/2001/XMLSchema#string>, "Hi"@EN-gb, "tab\there \"q\"",
+        [ ex:q 42 ] ;
+     ex:p "x" .
+"#;
+        let parsed = parse(body, Syntax::Turtle);
+        assert_eq!(parsed.error, None);
+        assert_eq!(
+            parsed.graph.to_nquads(),
+            "<http://example.org/doc#a> <http://example.org/p> \"x\" .\n\
+             <http://example.org/doc#a> <http://example.org/p> \"Hi\"@en-gb .\n\
+             <http://example.org/doc#a> <http://example.org/p> \"tab\\there \\\"q\\\"\" .\n\
+             <http://example.org/doc#a> <http://example.org/p> _:b0 .\n\
+             _:b0 <http://example.org/q> \"42\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n"
+        );
+        assert_eq!(
+            parsed.graph.len(),
+            5,
+            "the duplicate plain/xsd:string literal is one"
+        );
+        assert!(parsed.graph.is_blank(parsed.graph.id_of("_:b0").unwrap()));
+    }
+
+    #[test]
+    fn same_document_same_labels_and_quads_keep_their_graph() {
+        let nq = "_:x <http://e.org/p> _:y <http://e.org/g> .\n_:y <http://e.org/p> \"1\" .\n";
+        let first = parse(nq, Syntax::NQuads).graph.to_nquads();
+        let second = parse(nq, Syntax::NQuads).graph.to_nquads();
+        assert_eq!(first, second);
+        assert_eq!(
+            first,
+            "_:b0 <http://e.org/p> _:b1 <http://e.org/g> .\n_:b1 <http://e.org/p> \"1\" .\n"
+        );
+    }
+
+    #[test]
+    fn broken_document_keeps_statements_before_the_error() {
+        let body = "<http://e.org/s> <http://e.org/p> <http://e.org/o> .\n<http://e.org/s> oops\n";
+        let parsed = parse_graph(body.as_bytes(), &[Syntax::NTriples], BASE, &NoContexts).unwrap();
+        assert_eq!(parsed.graph.len(), 1);
+        assert!(parsed.error.as_deref().unwrap_or("").contains("line 2"));
+        let err = parse_graph(b"nonsense", &[Syntax::NTriples], BASE, &NoContexts).unwrap_err();
+        assert!(err.to_string().starts_with(BASE), "{err}");
+    }
+
+    #[test]
+    fn spell_quad_renames_default_graph_and_prefixes_blank_nodes() {
+        let parsed = parse("_:q <http://e.org/p> \"v\" .\n", Syntax::NTriples);
+        let mut line = String::new();
+        parsed.graph.spell_quad(
+            &parsed.graph.quads()[0],
+            Some("<http://e.org/doc>"),
+            "d7",
+            &mut line,
+        );
+        assert_eq!(line, "_:d7b0 <http://e.org/p> \"v\" <http://e.org/doc> .\n");
+    }
+
+    #[test]
+    fn control_characters_and_bad_iri_characters_are_escaped() {
+        let mut out = String::new();
+        push_literal_text("a\u{1}b\u{7f}", &mut out);
+        assert_eq!(out, "\"a\\u0001b\\u007F\"");
+        out.clear();
+        push_iri("http://e.org/a b", &mut out);
+        assert_eq!(out, "<http://e.org/a\\u0020b>");
+    }
+}

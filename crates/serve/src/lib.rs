@@ -1,0 +1,326 @@
+//! `ldwarc serve`: the archive over HTTP, read-only — the CDX server API (pywb's parameters
+//! and the IA/OpenWayback dialect), Wayback-style replay (`id_` raw bytes, RDF in the syntax
+//! the client accepts), Memento (RFC 7089) TimeGate and TimeMaps, and server-rendered pages
+//! for people. Nothing here fetches the live web or writes to the archive; every WARC path
+//! is resolved inside the archive root by [`ldwarc_core::replay::warc_path`].
+//!
+//! Routes (all `GET`/`HEAD`):
+//!
+//! | path | what |
+//! |---|---|
+//! | `/cdx` | CDX server, pywb dialect |
+//! | `/cdx/search/cdx` | CDX server, IA/OpenWayback dialect |
+//! | `/web/{timestamp}{modifier}/{url}` | a memento (`id_`: archived bytes) |
+//! | `/web/{url}` | the TimeGate (`Accept-Datetime`) |
+//! | `/timemap/link/{url}`, `/timemap/json/{url}` | TimeMaps |
+//! | `/`, `/search`, `/timeline`, `/capture`, `/diff`, `/overview`, `/render` | pages |
+
+mod cdx;
+mod limits;
+mod listener;
+mod memento;
+mod pages;
+mod replay;
+mod stream;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
+use axum::routing::get;
+
+use ldwarc_core::index::Capture;
+use ldwarc_core::index::query::case_sensitive_key;
+use ldwarc_core::index::zipnum::ZipNumIndex;
+use ldwarc_core::replay::{ReplayArchive, ReplayError, is_replayable, sort_by_time};
+use ldwarc_surt::surt;
+
+pub use limits::Limits;
+
+/// What `ldwarc serve` serves and how.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// The archive roots (each holds `warc/` and `index/`), answered as one archive.
+    pub roots: Vec<PathBuf>,
+    /// Address to listen on.
+    pub bind: SocketAddr,
+    /// Secret every request must carry (`Authorization: Bearer …`, the `ldwarc_token`
+    /// cookie, or `?token=` once). Required when `bind` is not a loopback address.
+    pub token: Option<String>,
+    /// Request size, time and query-cost limits.
+    pub limits: Limits,
+    /// A ZipNum index to answer CDX queries from (with pagination) instead of the capture
+    /// index; replay still uses the capture index.
+    pub zipnum: Option<PathBuf>,
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Refused: a non-loopback bind without a token.
+    #[error(
+        "{0}: not a loopback address; binding there exposes the archive to the network, so give --token (or LDWARC_SERVE_TOKEN)"
+    )]
+    NeedsToken(SocketAddr),
+    /// The archive could not be opened.
+    #[error("{0}")]
+    Archive(String),
+    /// Binding or serving failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Shared by every request.
+pub(crate) struct AppState {
+    pub(crate) archive: ReplayArchive,
+    pub(crate) zipnum: Option<ZipNumIndex>,
+    pub(crate) token: Option<String>,
+    pub(crate) limits: Limits,
+    pub(crate) bind: SocketAddr,
+    pub(crate) overview: std::sync::OnceLock<pages::Overview>,
+}
+
+/// The state handed to handlers.
+pub(crate) type State = Arc<AppState>;
+
+impl AppState {
+    /// The replayable captures of exactly `url` (case-sensitive beyond the SURT), oldest
+    /// first: what `ReplayArchive::captures` answers, found by one term lookup instead of a
+    /// range scan over every segment's term stream (the urlkey of one URL is one term).
+    pub(crate) fn captures(&self, url: &str) -> Result<Vec<Capture>, ReplayError> {
+        let mut captures = self
+            .archive
+            .merged_index()
+            .lookup(&surt(url))
+            .map_err(ReplayError::io)?;
+        let exact = ExactUrl::new(url);
+        captures.retain(|c| is_replayable(c) && exact.matches(c));
+        sort_by_time(&mut captures);
+        Ok(captures)
+    }
+}
+
+/// One URL as an exact match sees it: captures whose URL has its case-sensitive SURT.
+pub(crate) struct ExactUrl {
+    url: String,
+    key: String,
+}
+
+impl ExactUrl {
+    /// The exact match of `url`.
+    pub(crate) fn new(url: &str) -> Self {
+        Self {
+            url: url.to_string(),
+            key: case_sensitive_key(url),
+        }
+    }
+
+    /// Whether `capture` is of this URL (the same string needs no SURT).
+    pub(crate) fn matches(&self, capture: &Capture) -> bool {
+        capture.url == self.url || case_sensitive_key(&capture.url) == self.key
+    }
+}
+
+/// Opens the archive and checks the configuration (the token rule) without binding.
+fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
+    if !config.bind.ip().is_loopback() && config.token.as_deref().is_none_or(str::is_empty) {
+        return Err(ServeError::NeedsToken(config.bind));
+    }
+    let archive =
+        ReplayArchive::open_many(&config.roots).map_err(|e| ServeError::Archive(e.to_string()))?;
+    let zipnum = match &config.zipnum {
+        Some(path) => {
+            Some(ZipNumIndex::open(path).map_err(|e| ServeError::Archive(e.to_string()))?)
+        }
+        None => None,
+    };
+    Ok(Arc::new(AppState {
+        archive,
+        zipnum,
+        token: config.token.clone(),
+        limits: config.limits.clone(),
+        bind: config.bind,
+        overview: std::sync::OnceLock::new(),
+    }))
+}
+
+/// Every route, with the limits and the token check in front.
+pub(crate) fn router(state: State) -> Router {
+    Router::new()
+        .route("/", get(pages::home))
+        .route("/cdx", get(cdx::pywb_endpoint))
+        .route("/cdx/search/cdx", get(cdx::ia_endpoint))
+        .route("/web/{*rest}", get(replay::web))
+        .route("/timemap/{*rest}", get(memento::timemap))
+        .route("/search", get(pages::search))
+        .route("/timeline", get(pages::timeline))
+        .route("/capture", get(pages::capture))
+        .route("/diff", get(pages::diff))
+        .route("/overview", get(pages::overview))
+        .route("/render", get(pages::render))
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            limits::guard,
+        ))
+        .with_state(state)
+}
+
+async fn not_found() -> Response {
+    text_response(StatusCode::NOT_FOUND, "not found\n")
+}
+
+/// Runs the server until the process is killed: prints `listening on http://ADDR` (the
+/// actual port when `bind` asked for port 0) and serves on a multi-threaded runtime.
+pub fn run(config: ServeConfig) -> Result<(), ServeError> {
+    let state = prepare(&config)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("ldwarc-serve")
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.bind).await?;
+        let address = listener.local_addr()?;
+        println!(
+            "ldwarc serve: listening on http://{address} (archive {}, {} captures)",
+            config
+                .roots
+                .iter()
+                .map(|root| root.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            state.archive.merged_index().len()
+        );
+        use std::io::Write as _;
+        std::io::stdout().flush()?;
+        spawn_index_reloader(state.clone());
+        let head_time = state.limits.head_time;
+        axum::serve(
+            listener::GuardedListener::new(listener, head_time),
+            router(state),
+        )
+        .await?;
+        Ok(())
+    })
+}
+
+/// Picks up index commits made while the server runs (`ldwarc index` in another process).
+fn spawn_index_reloader(state: State) {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            let state = state.clone();
+            let _ = tokio::task::spawn_blocking(move || state.archive.reload()).await;
+        }
+    });
+}
+
+/// Runs blocking archive work off the async threads, within the request time limit.
+pub(crate) async fn blocking(
+    state: &State,
+    work: impl FnOnce(&AppState) -> Response + Send + 'static,
+) -> Response {
+    let state = state.clone();
+    let limit = state.limits.request_time;
+    let task = tokio::task::spawn_blocking(move || work(&state));
+    match tokio::time::timeout(limit, task).await {
+        Ok(Ok(response)) => response,
+        Ok(Err(_panic)) => text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
+        Err(_elapsed) => too_slow(limit),
+    }
+}
+
+/// Runs small, bounded archive work (one URL's captures, one record read) on the calling
+/// async thread: a hand-over to a blocking thread and back costs two thread wake-ups, more
+/// than such work. A panic answers 500, as in [`blocking`].
+pub(crate) fn inline(state: &State, work: impl FnOnce(&AppState) -> Response) -> Response {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(state))).unwrap_or_else(
+        |_panic| text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
+    )
+}
+
+/// The answer to a request that computed longer than the time limit.
+pub(crate) fn too_slow(limit: Duration) -> Response {
+    text_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &format!(
+            "the request took longer than {} s; narrow the query\n",
+            limit.as_secs()
+        ),
+    )
+}
+
+/// A plain-text response.
+pub(crate) fn text_response(status: StatusCode, text: &str) -> Response {
+    response(
+        status,
+        "text/plain; charset=utf-8",
+        text.as_bytes().to_vec(),
+    )
+}
+
+/// A response with a body and a content type.
+pub(crate) fn response(status: StatusCode, content_type: &str, body: Vec<u8>) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    if let Ok(value) = content_type.parse() {
+        response.headers_mut().insert(header::CONTENT_TYPE, value);
+    }
+    response
+}
+
+/// `http://host` of the request, for absolute links (the `Host` header when it is a
+/// plausible host name, else the bound address).
+pub(crate) fn base_url(headers: &HeaderMap, bind: SocketAddr) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .filter(|h| {
+            !h.is_empty()
+                && h.len() <= 255
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
+        });
+    match host {
+        Some(host) => format!("http://{host}"),
+        None => format!("http://{bind}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_loopback_binds_need_a_token() {
+        let config = ServeConfig {
+            roots: vec![PathBuf::from("/nonexistent")],
+            bind: "0.0.0.0:8080".parse().unwrap(),
+            token: None,
+            limits: Limits::default(),
+            zipnum: None,
+        };
+        assert!(matches!(prepare(&config), Err(ServeError::NeedsToken(_))));
+        let loopback = ServeConfig {
+            bind: "127.0.0.1:8080".parse().unwrap(),
+            ..config
+        };
+        // Passes the token rule, then fails on the missing archive.
+        assert!(matches!(prepare(&loopback), Err(ServeError::Archive(_))));
+    }
+
+    #[test]
+    fn base_url_uses_a_sane_host_header_only() {
+        let bind: SocketAddr = "127.0.0.1:9".parse().unwrap();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, "localhost:8080".parse().unwrap());
+        assert_eq!(base_url(&headers, bind), "http://localhost:8080");
+        headers.insert(header::HOST, "evil/<x>".parse().unwrap());
+        assert_eq!(base_url(&headers, bind), "http://127.0.0.1:9");
+    }
+}
