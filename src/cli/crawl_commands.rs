@@ -7,23 +7,22 @@ use std::time::Duration;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::output;
+use super::{flags, output};
 use ldwarc_crawl::{
     CrawlConfig, CrawlOptions, CrawlProgress, CrawlSummary, JoinCrawl, check_node_name, crawl,
-    parse_seconds,
 };
 
 /// How the crawler fetches: the flags `crawl` and `monitor` share.
 #[derive(Debug, Args)]
 pub(super) struct FetchArgs {
-    /// Minimum seconds between two requests to one pay-level domain [default: 2].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    /// Minimum time between two requests to one pay-level domain [default: 2s].
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
     delay: Option<Duration>,
     /// Requests in flight at most, one per pay-level domain [default: 64].
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
-    /// Seconds allowed for a whole fetch; connecting has the same limit [default: 120].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    /// Time allowed for a whole fetch; connecting has the same limit [default: 120s].
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
     timeout: Option<Duration>,
     /// User-Agent, with a contact URL or address for real crawls.
     #[arg(long, value_name = "UA")]
@@ -84,11 +83,11 @@ pub struct CrawlArgs {
     /// Follow links up to this many hops from the seeds [default: 2].
     #[arg(long, value_name = "N")]
     hops: Option<u32>,
-    /// Largest robots.txt Crawl-delay honoured, in seconds [default: 60].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    /// Largest robots.txt Crawl-delay honoured [default: 60s].
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
     max_crawl_delay: Option<Duration>,
-    /// Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50000000].
-    #[arg(long, value_name = "BYTES")]
+    /// Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50MB].
+    #[arg(long, value_name = "SIZE", value_parser = flags::size)]
     max_body: Option<u64>,
     /// Accept header [default: the six RDF syntaxes, q-weighted].
     #[arg(long, value_name = "ACCEPT")]
@@ -116,13 +115,12 @@ pub struct CrawlArgs {
     /// With --state: pay-level domain leases held at once [default: --concurrency].
     #[arg(long, value_name = "N")]
     max_plds: Option<usize>,
-    /// With --state: seconds a lease lasts unless renewed; a dead node's domains are taken
+    /// With --state: how long a lease lasts unless renewed; a dead node's domains are taken
     /// over after this [default: 30].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, hide = true)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds, hide = true)]
     lease_ttl: Option<Duration>,
-    /// Print the summary as one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: super::flags::TextFormat,
 }
 
 /// Runs `ldwarc crawl`.
@@ -135,7 +133,7 @@ pub fn crawl_command(args: CrawlArgs) -> io::Result<i32> {
     });
     bar.finish_and_clear();
     let summary = result.map_err(io::Error::other)?;
-    print_summary(&summary, args.json)?;
+    print_summary(&summary, args.output.is_json())?;
     Ok(0)
 }
 

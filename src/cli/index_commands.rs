@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::RootArg;
+use super::RootsArg;
 use super::output;
-use super::replay_commands::RootsArg;
 use ldwarc_core::archive::Archive;
 use ldwarc_core::index::export::{CdxFormat, export};
 use ldwarc_core::index::query::{
@@ -32,6 +32,8 @@ pub struct IndexArgs {
     /// Prove the index and the files agree: every record indexed, every revisit resolved.
     #[arg(long, conflicts_with = "rebuild")]
     verify: bool,
+    #[command(flatten)]
+    output: super::flags::TextFormat,
 }
 
 /// Arguments of `ldwarc cdx`.
@@ -39,9 +41,10 @@ pub struct IndexArgs {
 pub struct CdxArgs {
     #[command(flatten)]
     root: RootArg,
-    /// Output format.
+    /// Output format: CDXJ, CDX-11, or json (one object per capture: the CDXJ line's urlkey
+    /// and timestamp with its JSON fields, in the same order).
     #[arg(long, value_enum, default_value = "cdxj")]
-    format: CdxFormat,
+    format: CdxOutput,
     /// Only captures whose URL starts with this prefix (compared by SURT).
     #[arg(value_name = "URL-PREFIX")]
     prefix: Option<String>,
@@ -78,6 +81,19 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
     for (file, error) in &run.errors {
         eprintln!("ldwarc: warc/{file}: {error}");
     }
+    if args.output.is_json() {
+        let summary = serde_json::json!({
+            "files_indexed": run.files_indexed,
+            "files_seen": run.files_seen,
+            "captures_added": run.captures_added,
+            "unresolved_revisits": run.unresolved_revisits,
+            "damaged": run.errors.iter()
+                .map(|(file, error)| serde_json::json!({ "file": format!("warc/{file}"), "error": error.to_string() }))
+                .collect::<Vec<_>>(),
+        });
+        println!("{summary}");
+        return Ok(0);
+    }
     println!(
         "indexed {} of {} files: {} captures added, {} revisits unresolved, {} damaged places",
         run.files_indexed,
@@ -101,9 +117,87 @@ pub fn cdx(args: CdxArgs) -> io::Result<i32> {
         return cdx_zipnum(&index, dir, &args, &start, end.as_deref());
     }
     let mut out = output::stdout();
-    export(&index, args.format, &start, end.as_deref(), &mut out)?;
+    match args.format {
+        CdxOutput::Cdxj => export(&index, CdxFormat::Cdxj, &start, end.as_deref(), &mut out)?,
+        CdxOutput::Cdx11 => export(&index, CdxFormat::Cdx11, &start, end.as_deref(), &mut out)?,
+        CdxOutput::Json => {
+            let mut json = CdxjAsJson::new(&mut out);
+            let lines = export(&index, CdxFormat::Cdxj, &start, end.as_deref(), &mut json)?;
+            json.flush()?;
+            lines
+        }
+    };
     out.flush()?;
     Ok(0)
+}
+
+/// What `ldwarc cdx` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CdxOutput {
+    /// `urlkey timestamp {json}` as cdxj-indexer writes it.
+    Cdxj,
+    /// Space-separated CDX with the ` CDX N b a m s k r M S V g` legend.
+    Cdx11,
+    /// One JSON object per capture.
+    #[value(alias = "jsonl")]
+    Json,
+}
+
+/// Turns the CDXJ lines written into it into JSON lines: `urlkey timestamp {fields}` becomes
+/// `{"urlkey": …, "timestamp": …, fields…}`.
+struct CdxjAsJson<'a, W: Write> {
+    out: &'a mut W,
+    line: Vec<u8>,
+}
+
+impl<'a, W: Write> CdxjAsJson<'a, W> {
+    fn new(out: &'a mut W) -> Self {
+        CdxjAsJson {
+            out,
+            line: Vec::with_capacity(512),
+        }
+    }
+
+    fn convert_line(&mut self) -> io::Result<()> {
+        let text = std::str::from_utf8(&self.line).map_err(io::Error::other)?;
+        let mut parts = text.splitn(3, ' ');
+        let (Some(key), Some(timestamp), Some(fields)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(io::Error::other(format!("not a CDXJ line: {text}")));
+        };
+        let fields: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(fields).map_err(io::Error::other)?;
+        let mut object = serde_json::Map::with_capacity(fields.len() + 2);
+        object.insert("urlkey".into(), key.into());
+        object.insert("timestamp".into(), timestamp.into());
+        object.extend(fields);
+        serde_json::to_writer(&mut *self.out, &object)?;
+        self.out.write_all(b"\n")?;
+        self.line.clear();
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for CdxjAsJson<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        for chunk in buf.split_inclusive(|&b| b == b'\n') {
+            match chunk.strip_suffix(b"\n") {
+                Some(end) => {
+                    self.line.extend_from_slice(end);
+                    self.convert_line()?;
+                }
+                None => self.line.extend_from_slice(chunk),
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.line.is_empty() {
+            self.convert_line()?;
+        }
+        self.out.flush()
+    }
 }
 
 /// `ldwarc cdx --zipnum DIR`: the CDXJ export streamed into a ZipNum index.
@@ -114,10 +208,10 @@ fn cdx_zipnum(
     start: &str,
     end: Option<&str>,
 ) -> io::Result<i32> {
-    if args.format != CdxFormat::Cdxj {
+    if args.format != CdxOutput::Cdxj {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            "--zipnum writes CDXJ lines only (drop --format cdx11)",
+            "--zipnum writes CDXJ lines only (drop --format)",
         ));
     }
     let options = ZipNumOptions {
@@ -172,9 +266,9 @@ pub struct QueryArgs {
     /// Fields to print, comma-separated (urlkey,timestamp,url,mime,status,digest,length,offset,filename,redirect).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     fields: Option<Vec<String>>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "cdxj")]
-    output: QueryOutput,
+    /// Output format (`--output` is a deprecated spelling of this flag).
+    #[arg(long = "format", alias = "output", value_enum, default_value = "cdxj")]
+    format: QueryOutput,
 }
 
 /// `ldwarc query`.
@@ -203,7 +297,7 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
         writeln!(
             out,
             "{}",
-            render(capture, args.output, args.fields.as_deref())
+            render(capture, args.format, args.fields.as_deref())
         )?;
     }
     out.flush()?;

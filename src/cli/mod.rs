@@ -2,6 +2,7 @@
 
 mod crawl_commands;
 mod docs;
+mod flags;
 mod index_commands;
 mod monitor_commands;
 mod output;
@@ -15,7 +16,7 @@ mod warc_commands;
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 /// ldwarc: archive the Web of Linked Data over time.
 #[derive(Debug, Parser)]
@@ -32,13 +33,7 @@ pub struct Cli {
     command: Command,
 }
 
-/// The archive root every archive command works on.
-#[derive(Debug, Clone, Args)]
-pub struct RootArg {
-    /// Archive root directory (holds warc/, index/, state/).
-    #[arg(long, env = "LDWARC_ROOT", default_value = ".", value_name = "DIR")]
-    pub root: PathBuf,
-}
+pub use flags::{RootArg, RootsArg};
 
 #[derive(Debug, Subcommand)]
 enum Command {

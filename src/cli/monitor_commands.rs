@@ -10,13 +10,13 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use clap::Args;
 
-use super::output;
-use ldwarc_core::dynamics::duration::{DAY, parse_duration};
+use super::{flags, output};
+use ldwarc_core::dynamics::duration::DAY;
 use ldwarc_core::schedule::{ChangeHistory, Policy, Strategy, read_histories};
 use ldwarc_crawl::monitor::{
     CycleReport, MonitorEvent, MonitorOptions, TruthScore, run_cycle, run_loop, score_truth,
 };
-use ldwarc_crawl::{CrawlConfig, CrawlOptions, check_node_name, parse_seconds};
+use ldwarc_crawl::{CrawlConfig, CrawlOptions, check_node_name};
 
 /// Arguments of `ldwarc monitor`.
 #[derive(Debug, Args)]
@@ -41,25 +41,24 @@ pub struct MonitorArgs {
     /// The segment: documents within N links of the kernel (0: the kernel only).
     #[arg(long, default_value_t = 2, value_name = "N")]
     hops: u32,
-    /// Time between cycles (30m, 1h, 1d; a bare number is seconds).
-    #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = parse_seconds_arg)]
+    /// Time between cycles (30m, 1h, 1d).
+    #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = parse_every)]
     every: f64,
-    /// Shortest re-crawl interval (a bare number is days).
-    #[arg(long, default_value = "1d", value_name = "DURATION", value_parser = parse_days_arg)]
+    /// Shortest re-crawl interval.
+    #[arg(long, default_value = "1d", value_name = "DURATION", value_parser = flags::duration_days)]
     min_interval: f64,
-    /// Longest re-crawl interval (a bare number is days).
-    #[arg(long, default_value = "180d", value_name = "DURATION", value_parser = parse_days_arg)]
+    /// Longest re-crawl interval.
+    #[arg(long, default_value = "180d", value_name = "DURATION", value_parser = flags::duration_days)]
     max_interval: f64,
-    /// Interval of a URL not seen before, and the week strategy's (a bare number is days).
-    #[arg(long, default_value = "7d", value_name = "DURATION", value_parser = parse_days_arg)]
+    /// Interval of a URL not seen before, and the week strategy's.
+    #[arg(long, default_value = "7d", value_name = "DURATION", value_parser = flags::duration_days)]
     initial_interval: f64,
     /// Ground truth: per URL its change times (the simulate --histories format); prints
     /// recall and precision after each cycle.
     #[arg(long, value_name = "FILE")]
     truth: Option<PathBuf>,
-    /// One JSON object per cycle (and per --truth URL) on stdout instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: super::flags::TextFormat,
     #[command(flatten)]
     fetch: super::crawl_commands::FetchArgs,
     /// Keep the schedule, observations and cycles (and the crawler's frontier and crawl log)
@@ -71,8 +70,8 @@ pub struct MonitorArgs {
     /// This node's name, in every WARC file name and on its leases [default: the host name].
     #[arg(long, value_name = "NAME")]
     node: Option<String>,
-    /// With --state: seconds a PLD lease lasts unless renewed [default: 30].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, hide = true)]
+    /// With --state: how long a PLD lease lasts unless renewed [default: 30s].
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds, hide = true)]
     lease_ttl: Option<Duration>,
     /// Fix the cycle's clock (RFC 3339, UTC), for tests and replays.
     #[arg(long, hide = true, value_name = "RFC3339", requires = "once", value_parser = parse_now)]
@@ -89,17 +88,13 @@ fn parse_strategy(text: &str) -> Result<Strategy, String> {
     Ok(strategy)
 }
 
-fn parse_seconds_arg(text: &str) -> Result<f64, String> {
-    let seconds = parse_duration(text, Some(1.0)).map_err(|e| e.to_string())?;
+fn parse_every(text: &str) -> Result<f64, String> {
+    let seconds = flags::seconds_f64(text)?;
     if seconds > 0.0 {
         Ok(seconds)
     } else {
         Err(format!("{text}: must be longer than zero"))
     }
-}
-
-fn parse_days_arg(text: &str) -> Result<f64, String> {
-    parse_duration(text, Some(DAY)).map_err(|e| e.to_string())
 }
 
 fn parse_now(text: &str) -> Result<DateTime<Utc>, String> {
@@ -112,7 +107,7 @@ fn parse_now(text: &str) -> Result<DateTime<Utc>, String> {
 pub fn monitor(args: MonitorArgs) -> io::Result<i32> {
     let options = monitor_options(&args).map_err(io::Error::other)?;
     let truth = args.truth.as_ref().map(load_truth).transpose()?;
-    let json = args.json;
+    let json = args.output.is_json();
     if args.once {
         let report = run_cycle(&options).map_err(io::Error::other)?;
         print_cycle(&report, json)?;
@@ -279,10 +274,10 @@ mod tests {
 
     #[test]
     fn durations_and_strategies_parse() {
-        assert_eq!(parse_seconds_arg("1h").unwrap(), 3600.0);
-        assert_eq!(parse_seconds_arg("90").unwrap(), 90.0);
-        assert!(parse_seconds_arg("0").is_err());
-        assert_eq!(parse_days_arg("2").unwrap(), 2.0 * DAY);
+        assert_eq!(parse_every("1h").unwrap(), 3600.0);
+        assert_eq!(parse_every("90s").unwrap(), 90.0);
+        assert!(parse_every("0s").is_err());
+        assert_eq!(flags::duration_days("2d").unwrap(), 2.0 * DAY);
         assert_eq!(parse_strategy("state-2").unwrap(), Strategy::State2);
         assert!(parse_strategy("gold").unwrap_err().contains("simulate"));
         assert!(parse_now("2026-01-02T00:00:00Z").is_ok());

@@ -5,13 +5,12 @@ use std::io::{self, Write};
 use clap::{ArgGroup, Args, Subcommand};
 use serde::Serialize;
 
-use super::RootArg;
-use super::output;
+use super::{RootArg, flags, output};
 use ldwarc_core::dynamics::duration::{DAY, format_number};
 use ldwarc_core::dynamics::{
     AdaptiveLoad, ArchiveStats, DynamicsError, FitMethod, IntervalBounds, LifetimeSource,
     StatsOptions, UrlLoad, Weibull, archive_stats, bandwidth, budget_schedule,
-    currency_probability, format_duration, parse_duration, per_url_schedule, reindexing_period,
+    currency_probability, format_duration, per_url_schedule, reindexing_period,
 };
 use ldwarc_core::replay::{ReplayArchive, Scope};
 use ldwarc_core::schedule::{Policy, Strategy, optimal_frequencies};
@@ -55,7 +54,7 @@ pub struct CurrencyArgs {
     #[arg(long, value_name = "A", value_parser = parse_probability)]
     alpha: Option<f64>,
     /// Grace period β: changes younger than this are forgiven.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_days)]
     beta: f64,
     /// Weibull distribution of the pages' mean change times: SHAPE,SCALE (scale a duration).
     #[arg(
@@ -73,7 +72,7 @@ pub struct CurrencyArgs {
     #[command(flatten)]
     root: RootArg,
     /// Re-indexing period T; prints the α it gives (instead of --alpha).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_days)]
     period: Option<f64>,
     /// Number of documents in the index (for the bandwidth).
     #[arg(long, value_name = "N", requires = "mean_size")]
@@ -86,9 +85,8 @@ pub struct CurrencyArgs {
         value_parser = parse_size_arg
     )]
     mean_size: Option<f64>,
-    /// Print one JSON object (times in days) instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: super::flags::TextFormat,
 }
 
 /// `ldwarc plan …`.
@@ -238,7 +236,7 @@ fn currency(args: CurrencyArgs) -> io::Result<i32> {
         adaptive,
     };
     let mut out = output::stdout();
-    if args.json {
+    if args.output.is_json() {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
     } else {
@@ -446,10 +444,6 @@ fn parse_probability(text: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_duration_arg(text: &str) -> Result<f64, String> {
-    parse_duration(text, Some(DAY)).map_err(|e| e.to_string())
-}
-
 fn parse_weibull_arg(text: &str) -> Result<Weibull, String> {
     let (shape, scale) = text
         .split_once(',')
@@ -458,54 +452,18 @@ fn parse_weibull_arg(text: &str) -> Result<Weibull, String> {
         .trim()
         .parse()
         .map_err(|_| format!("Weibull shape '{shape}' is not a number"))?;
-    let scale = parse_duration(scale, Some(DAY)).map_err(|e| e.to_string())?;
+    let scale = flags::duration_days(scale)?;
     Weibull::new(shape, scale).map_err(|e| e.to_string())
 }
 
-/// Bytes, optionally with a unit: B, KB/kB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of
-/// 1024).
+/// A size flag as bytes in `f64`, the unit of the planning formulas.
 fn parse_size_arg(text: &str) -> Result<f64, String> {
-    let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(trimmed.len());
-    let (number, unit) = trimmed.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size like 12000, 12KB or 12KiB"))?;
-    let multiplier = match unit.trim() {
-        "" | "B" => 1.0,
-        "KB" | "kB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "GiB" => 1024.0 * 1024.0 * 1024.0,
-        other => {
-            return Err(format!(
-                "unknown size unit '{other}' (use B, KB, MB, GB, KiB, MiB or GiB)"
-            ));
-        }
-    };
-    Ok(value * multiplier)
+    flags::size(text).map(|bytes| bytes as f64)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_sizes() {
-        assert_eq!(parse_size_arg("12000"), Ok(12_000.0));
-        assert_eq!(parse_size_arg("12KB"), Ok(12_000.0));
-        assert_eq!(parse_size_arg("12kB"), Ok(12_000.0));
-        assert_eq!(parse_size_arg("12KiB"), Ok(12_288.0));
-        assert_eq!(parse_size_arg("1.5MB"), Ok(1_500_000.0));
-        assert_eq!(parse_size_arg("2 GiB"), Ok(2_147_483_648.0));
-        for bad in ["", "KB", "12XB", "-3", "1.2.3"] {
-            assert!(parse_size_arg(bad).is_err(), "{bad:?}");
-        }
-    }
 
     #[test]
     fn parses_weibull_and_probabilities() {

@@ -4,8 +4,9 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use clap::{ArgAction, Args};
+use clap::Args;
 
+use super::RootsArg;
 use super::output;
 use ldwarc_core::replay::{
     DocumentChange, DocumentDiff, Pick, ReplayArchive, ReplayDate, Scope, SnapshotFormat,
@@ -15,24 +16,6 @@ use ldwarc_rdf::{
     DiffFormat, Graph, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax, choose_syntaxes, diff,
     parse_graph, write_graph,
 };
-
-/// The archive roots a reading command answers from: one, or several (each node's root)
-/// merged as one archive. Kept apart from the shared `RootArg`, which commands that write
-/// or maintain one root use.
-#[derive(Debug, Clone, Args)]
-pub struct RootsArg {
-    /// Archive root directory (holds warc/, index/, state/). Repeat to answer from several
-    /// roots as one archive: captures merged by URL and time, a capture held by two roots
-    /// counted once (the first root given keeps it).
-    #[arg(
-        long = "root",
-        env = "LDWARC_ROOT",
-        default_value = ".",
-        value_name = "DIR",
-        action = ArgAction::Append
-    )]
-    pub roots: Vec<PathBuf>,
-}
 
 impl RootsArg {
     /// Opens the roots for replay.
@@ -50,8 +33,9 @@ pub struct ReplayArgs {
     /// offset; a partial date means the end of its period). URL alone means the latest capture.
     #[arg(value_name = "URL@DATE")]
     target: String,
-    /// Output syntax of the graph (default: nt, or nq when the document has named graphs).
-    #[arg(long, value_name = "nt|ttl|nq|trig|jsonld|rdfxml")]
+    /// Output syntax of the graph (default: nt, or nq when the document has named graphs;
+    /// json is JSON-LD).
+    #[arg(long, value_name = "nt|ttl|nq|trig|jsonld|json|rdfxml")]
     format: Option<OutputFormat>,
     /// Write the archived payload bytes as they were served (Content-Encoding kept).
     #[arg(long, conflicts_with = "format")]
@@ -68,9 +52,8 @@ pub struct HistoryArgs {
     root: RootsArg,
     /// The URL whose captures to list.
     url: String,
-    /// One JSON object per capture.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: super::flags::TextFormat,
 }
 
 /// The part of the archive a dataset command covers.
@@ -112,8 +95,9 @@ pub struct SnapshotArgs {
     date: String,
     #[command(flatten)]
     scope: ScopeArgs,
-    /// Output syntax: N-Quads (graph name = document URL) or TriG.
-    #[arg(long, default_value = "nq", value_name = "nq|trig")]
+    /// Output: N-Quads (graph name = document URL), TriG, or json (JSON Lines: one
+    /// `{"document": URL, "graph": expanded JSON-LD}` object per document).
+    #[arg(long, default_value = "nq", value_name = "nq|trig|json")]
     format: String,
     /// Write to FILE instead of standard output (replaced only when complete).
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -131,9 +115,16 @@ pub struct DiffArgs {
     /// [URL@]DATE2 (the same URL when omitted), @DATE2, or an RDF file.
     #[arg(value_name = "[URL@]DATE2")]
     new: String,
-    /// Output: RDF Patch (A/D lines), N-Triples with +/- prefixes, or SPARQL Update.
-    #[arg(long, default_value = "patch", value_name = "patch|nt|sparql")]
-    format: DiffFormat,
+    /// Output: RDF Patch (A/D lines), N-Triples with +/- prefixes, SPARQL Update, or json
+    /// (graph diffs: one object with the removed and added statements as N-Triples; dataset
+    /// diffs: one object per document and a final summary object).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "patch",
+        value_name = "patch|nt|sparql|json"
+    )]
+    format: DiffOutput,
     #[command(flatten)]
     scope: ScopeArgs,
     /// Dataset diffs: also print each changed document's statements.
@@ -142,12 +133,45 @@ pub struct DiffArgs {
     /// Dataset diffs: also list unchanged documents.
     #[arg(long)]
     all: bool,
-    /// Dataset diffs: one JSON object per document and a final summary object.
-    #[arg(long)]
+    /// Deprecated: use --format json.
+    #[arg(long, hide = true)]
     json: bool,
     /// Exit with status 1 when there are differences (as diff(1) does).
     #[arg(long)]
     exit_code: bool,
+}
+
+/// What `ldwarc diff` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum DiffOutput {
+    /// RDF Patch: `D` and `A` lines.
+    Patch,
+    /// N-Triples lines prefixed `-` and `+`.
+    Nt,
+    /// SPARQL Update (DELETE DATA / INSERT DATA).
+    Sparql,
+    /// JSON for programs.
+    #[value(alias = "jsonl")]
+    Json,
+}
+
+impl DiffArgs {
+    fn output(&self) -> DiffOutput {
+        super::flags::format_or_json(Some(self.format), self.json, DiffOutput::Json, self.format)
+    }
+
+    fn is_json(&self) -> bool {
+        self.output() == DiffOutput::Json
+    }
+
+    /// The statement syntax of the text outputs (JSON carries N-Triples).
+    fn statement_format(&self) -> DiffFormat {
+        match self.output() {
+            DiffOutput::Patch => DiffFormat::Patch,
+            DiffOutput::Sparql => DiffFormat::Sparql,
+            DiffOutput::Nt | DiffOutput::Json => DiffFormat::NTriples,
+        }
+    }
 }
 
 /// Splits `URL@DATE` at its last `@` (URLs may contain `@`, dates never do).
@@ -261,7 +285,7 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
             ldwarc_core::replay::HistoryChange::NoGraph(reason) => reason.clone(),
             _ => String::new(),
         };
-        if args.json {
+        if args.output.is_json() {
             let object = serde_json::json!({
                 "timestamp": capture.timestamp,
                 "url": capture.url,
@@ -313,7 +337,12 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
     let format = match args.format.as_str() {
         "nq" | "nquads" | "n-quads" => SnapshotFormat::NQuads,
         "trig" => SnapshotFormat::TriG,
-        other => return Err(invalid(format!("--format {other}: expected nq or trig"))),
+        "json" | "jsonl" => SnapshotFormat::JsonLines,
+        other => {
+            return Err(invalid(format!(
+                "--format {other}: expected nq, trig or json"
+            )));
+        }
     };
     let archive = args.root.open()?;
     let mut report = |line: &str| eprintln!("ldwarc: {line}");
@@ -390,16 +419,34 @@ pub fn diff_command(args: DiffArgs) -> io::Result<i32> {
 fn diff_files(args: &DiffArgs) -> io::Result<bool> {
     let old = read_rdf_file(Path::new(&args.old))?;
     let new = read_rdf_file(Path::new(&args.new))?;
-    print_graph_diff(&old, &new, args.format)
+    print_graph_diff(&old, &new, args)
 }
 
-fn print_graph_diff(old: &Graph, new: &Graph, format: DiffFormat) -> io::Result<bool> {
+fn print_graph_diff(old: &Graph, new: &Graph, args: &DiffArgs) -> io::Result<bool> {
     let difference = diff(old, new);
     if let Some(reason) = difference.approximation() {
         eprintln!("ldwarc: warning: approximate diff: {reason}");
     }
     let mut out = output::stdout();
-    difference.write(format, &mut out)?;
+    if args.is_json() {
+        let mut lines = Vec::new();
+        difference.write(DiffFormat::NTriples, &mut lines)?;
+        let text = String::from_utf8_lossy(&lines);
+        let statements = |sign: &str| -> Vec<&str> {
+            text.lines()
+                .filter_map(|line| line.strip_prefix(sign))
+                .map(str::trim_start)
+                .collect()
+        };
+        let object = serde_json::json!({
+            "removed": statements("-"),
+            "added": statements("+"),
+            "approximate": difference.approximation().is_some(),
+        });
+        writeln!(out, "{object}")?;
+    } else {
+        difference.write(args.statement_format(), &mut out)?;
+    }
     out.flush()?;
     Ok(!difference.is_empty())
 }
@@ -452,7 +499,7 @@ fn diff_captures(args: &DiffArgs) -> io::Result<bool> {
         );
         report_parse(&document.parsed, document.url());
     }
-    print_graph_diff(&old.parsed.graph, &new.parsed.graph, args.format)
+    print_graph_diff(&old.parsed.graph, &new.parsed.graph, args)
 }
 
 fn diff_dates(args: &DiffArgs) -> io::Result<bool> {
@@ -473,7 +520,7 @@ fn diff_dates(args: &DiffArgs) -> io::Result<bool> {
     if let Some(error) = failure {
         return Err(error);
     }
-    if args.json {
+    if args.is_json() {
         writeln!(out, "{}", serde_json::json!({ "summary": summary }))?;
     } else {
         writeln!(
@@ -506,7 +553,7 @@ fn print_document_diff(
         .diff
         .as_ref()
         .map_or((0, 0), |d| (d.added_count(), d.removed_count()));
-    if args.json {
+    if args.is_json() {
         let object = serde_json::json!({
             "url": document.url,
             "change": document.change.label(),
@@ -532,7 +579,7 @@ fn print_document_diff(
         && let Some(difference) = &document.diff
         && !difference.is_empty()
     {
-        difference.write(args.format, out)?;
+        difference.write(args.statement_format(), out)?;
     }
     Ok(())
 }

@@ -11,9 +11,9 @@ use chrono::{DateTime, Utc};
 use clap::{ArgGroup, Args};
 use serde::{Deserialize, Serialize};
 
-use super::{RootArg, output};
+use super::{RootArg, flags, output};
 use ldwarc_core::dynamics::Weibull;
-use ldwarc_core::dynamics::duration::{DAY, format_duration, format_number, parse_duration};
+use ldwarc_core::dynamics::duration::{DAY, format_duration, format_number};
 use ldwarc_core::schedule::crawl_time::{DEFAULT_FETCH_TIME, PaperEstimate};
 use ldwarc_core::schedule::history::Band;
 use ldwarc_core::schedule::nodes::{ClusterEstimate, NodePlan, estimate_on_nodes, plan_nodes};
@@ -62,19 +62,19 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "N")]
     years: Option<f64>,
     /// The scheduler's cycle: downloads happen on this grid.
-    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = flags::duration_days)]
     cycle: f64,
     /// Shortest re-crawl interval.
-    #[arg(long, value_name = "DURATION", default_value = "1d", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", default_value = "1d", value_parser = flags::duration_days)]
     min_interval: f64,
     /// Longest re-crawl interval.
-    #[arg(long, value_name = "DURATION", default_value = "180d", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", default_value = "180d", value_parser = flags::duration_days)]
     max_interval: f64,
     /// Interval of a URL with no history.
-    #[arg(long, value_name = "DURATION", default_value = "7d", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", default_value = "7d", value_parser = flags::duration_days)]
     initial_interval: f64,
     /// The fixed interval of the `week` strategy.
-    #[arg(long, value_name = "DURATION", default_value = "7d", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", default_value = "7d", value_parser = flags::duration_days)]
     week: f64,
     /// `freshness`: downloads per cycle for the whole collection (default: as many in all
     /// as `gold` makes).
@@ -86,9 +86,8 @@ pub struct SimulateArgs {
     /// With --json, also one object per strategy and month (cumulative, all documents).
     #[arg(long)]
     over_time: bool,
-    /// One JSON object per strategy and band instead of tables.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: super::flags::TextFormat,
     /// Also write the histories simulated (e.g. a synthetic model's) to FILE as JSON lines.
     #[arg(long, value_name = "FILE")]
     write_histories: Option<PathBuf>,
@@ -96,10 +95,6 @@ pub struct SimulateArgs {
 
 fn invalid(message: impl std::fmt::Display) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message.to_string())
-}
-
-fn parse_duration_arg(text: &str) -> Result<f64, String> {
-    parse_duration(text, Some(DAY)).map_err(|e| e.to_string())
 }
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
@@ -120,7 +115,7 @@ fn parse_weibull(text: &str) -> Result<Weibull, String> {
         .trim()
         .parse()
         .map_err(|_| format!("Weibull shape '{shape}' is not a number"))?;
-    let scale = parse_duration_arg(scale)?;
+    let scale = flags::duration_days(scale)?;
     Weibull::new(shape, scale).map_err(|e| e.to_string())
 }
 
@@ -179,7 +174,7 @@ pub fn simulate(args: SimulateArgs) -> io::Result<i32> {
     options.budget = args.budget;
     let report = run_simulation(&histories, &options).map_err(invalid)?;
     let mut out = output::stdout();
-    if args.json {
+    if args.output.is_json() {
         write_json(&mut out, &report, args.over_time)?;
     } else {
         write_header(&mut out, &report, &source, &options)?;
@@ -409,7 +404,7 @@ pub struct CrawlTimeArgs {
     #[arg(long, value_name = "N")]
     connections: Option<usize>,
     /// Per-PLD delay (default: the crawl's, else 2s; a --plds line's own delay wins).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_days)]
     delay: Option<f64>,
     /// Estimate the cycle on N crawler nodes sharing one frontier, --connections each
     /// (domains leased to free nodes, and partitioned by rendezvous hashing).
@@ -417,14 +412,13 @@ pub struct CrawlTimeArgs {
     nodes: Option<u64>,
     /// Print how many nodes (of --connections each) crawl the workload within DURATION,
     /// or why no number of nodes can.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_days)]
     cycle: Option<f64>,
     /// The largest cluster --cycle considers.
     #[arg(long, value_name = "N", default_value_t = 1024)]
     max_nodes: usize,
-    /// One JSON object per estimate instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: super::flags::TextFormat,
 }
 
 /// What is asked about clusters of nodes, if anything.
@@ -529,7 +523,7 @@ pub fn crawl_time(args: CrawlTimeArgs) -> io::Result<i32> {
         None => from_crawl_log(&args)?,
     };
     let mut out = output::stdout();
-    if args.json {
+    if args.output.is_json() {
         for report in &reports {
             serde_json::to_writer(&mut out, report)?;
             writeln!(out)?;

@@ -4,7 +4,9 @@ use std::net::{SocketAddr, ToSocketAddrs};
 
 use clap::Args;
 
-use super::replay_commands::RootsArg;
+use std::time::Duration;
+
+use super::{RootsArg, flags};
 use ldwarc_serve::{Limits, ServeConfig, run};
 
 /// Arguments of `ldwarc serve`.
@@ -25,13 +27,13 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     token: Option<String>,
-    /// Seconds a request may compute before it is answered 503.
-    #[arg(long, default_value_t = 20, value_name = "SECONDS")]
-    request_timeout: u64,
-    /// Seconds a connection may take to send a request head (from its accept or from the
-    /// last answer): slower or idle clients are disconnected.
-    #[arg(long, default_value_t = 20, value_name = "SECONDS")]
-    head_timeout: u64,
+    /// Time a request may compute before it is answered 503.
+    #[arg(long, default_value = "20s", value_name = "DURATION", value_parser = flags::duration_seconds)]
+    request_timeout: Duration,
+    /// Time a connection may take to send a request head (from its accept or from the last
+    /// answer): slower or idle clients are disconnected.
+    #[arg(long, default_value = "20s", value_name = "DURATION", value_parser = flags::duration_seconds)]
+    head_timeout: Duration,
     /// Most captures a CDX query may hold in memory before it is refused (403): one URL's
     /// captures, or the whole answer for sort=reverse, closest= and limit=-N (answers in
     /// index order stream, whatever their size).
@@ -55,8 +57,8 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
         }
     };
     let limits = Limits {
-        request_time: std::time::Duration::from_secs(args.request_timeout.max(1)),
-        head_time: std::time::Duration::from_secs(args.head_timeout.max(1)),
+        request_time: args.request_timeout.max(Duration::from_millis(100)),
+        head_time: args.head_timeout.max(Duration::from_millis(100)),
         max_cdx_rows: args.max_cdx_rows,
         ..Limits::default()
     };

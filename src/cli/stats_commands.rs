@@ -9,14 +9,13 @@ use chrono::{DateTime, Utc};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use super::RootArg;
-use super::output;
 use super::replay_commands::ScopeArgs;
+use super::{RootArg, flags, output};
 use ldwarc_core::dynamics::archive_stats::{ArchiveStats, PldStats, SnapshotStats, UrlStats};
 use ldwarc_core::dynamics::duration::{DAY, format_number};
 use ldwarc_core::dynamics::{
     CrawlWindow, FitMethod, StatsOptions, TruthComparison, archive_stats, compare_with_truth,
-    format_duration, parse_duration, parse_truth, write_plots,
+    format_duration, parse_truth, write_plots,
 };
 use ldwarc_core::replay::{ReplayArchive, Scope};
 use ldwarc_core::store::StateStore;
@@ -47,7 +46,7 @@ pub struct StatsArgs {
     min_observations: usize,
     /// The longest pause between two captures of one snapshot (a crawl in the crawl log is
     /// never split).
-    #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = parse_duration_arg)]
+    #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = flags::duration_days)]
     snapshot_gap: f64,
     /// Criterion of the Weibull fit: maximum likelihood, or the paper's CDF least squares
     /// (eq. 16).
@@ -140,10 +139,6 @@ pub fn stats(args: StatsArgs) -> io::Result<i32> {
     }
     out.flush()?;
     Ok(if stats.failures.is_empty() { 0 } else { 1 })
-}
-
-fn parse_duration_arg(text: &str) -> Result<f64, String> {
-    parse_duration(text, Some(DAY)).map_err(|e| e.to_string())
 }
 
 fn read_truth(path: &Path) -> io::Result<ldwarc_core::dynamics::TruthRates> {

@@ -14,6 +14,6 @@ mod shared;
 
 pub use crawler::{CrawlError, CrawlProgress, CrawlSummary, crawl, normalize, peak_rss};
 pub use options::{
-    CrawlConfig, CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT, JoinCrawl,
-    check_node_name, parse_seconds, seconds,
+    ConfigDuration, CrawlConfig, CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT,
+    JoinCrawl, MAX_DURATION, check_node_name, seconds,
 };

@@ -155,22 +155,42 @@ impl CrawlOptions {
     }
 }
 
-/// A duration given in seconds: finite and not negative.
+/// The longest duration the crawler accepts anywhere (100 years): beyond it, timers overflow.
+pub const MAX_DURATION: Duration = Duration::from_secs(100 * 365 * 86_400 + 25 * 86_400);
+
+/// A duration given in seconds: finite, not negative, at most [`MAX_DURATION`].
 pub fn seconds(value: f64) -> Result<Duration, String> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(format!("{value} is not a non-negative number of seconds"))
+    if !(value.is_finite() && value >= 0.0) {
+        return Err(format!("{value} is not a non-negative number of seconds"));
     }
+    if value > MAX_DURATION.as_secs_f64() {
+        return Err(format!("{value} seconds is longer than 100 years"));
+    }
+    Ok(Duration::from_secs_f64(value))
 }
 
-/// Parses a command-line number of seconds (`0.5`, `2`).
-pub fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let value: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    seconds(value)
+/// A duration in `ldwarc.toml`: a number of seconds (`2`, `0.5`) or a duration with units
+/// (`"250ms"`, `"2s"`, `"36h"`), the command line's syntax.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ConfigDuration {
+    /// Seconds.
+    Seconds(f64),
+    /// With units.
+    Text(String),
+}
+
+impl ConfigDuration {
+    fn seconds(&self) -> Result<Duration, String> {
+        match self {
+            ConfigDuration::Seconds(value) => seconds(*value),
+            ConfigDuration::Text(text) => {
+                let value = ldwarc_core::dynamics::duration::parse_duration(text, Some(1.0))
+                    .map_err(|e| e.to_string())?;
+                seconds(value)
+            }
+        }
+    }
 }
 
 /// The `[crawl]` table of `ldwarc.toml`: any option, by its flag's name.
@@ -182,15 +202,15 @@ pub struct CrawlConfig {
     /// Hop limit.
     pub hops: Option<u32>,
     /// Per-PLD delay in seconds.
-    pub delay: Option<f64>,
+    pub delay: Option<ConfigDuration>,
     /// Largest `Crawl-delay` honoured, seconds.
-    pub max_crawl_delay: Option<f64>,
+    pub max_crawl_delay: Option<ConfigDuration>,
     /// Requests in flight.
     pub concurrency: Option<usize>,
     /// Connect timeout, seconds.
-    pub connect_timeout: Option<f64>,
+    pub connect_timeout: Option<ConfigDuration>,
     /// Fetch timeout, seconds.
-    pub timeout: Option<f64>,
+    pub timeout: Option<ConfigDuration>,
     /// Longest body.
     pub max_body: Option<u64>,
     /// Most bytes parsed.
@@ -214,7 +234,7 @@ pub struct CrawlConfig {
     /// Conditional requests.
     pub conditional: Option<bool>,
     /// Longest Retry-After honoured, seconds.
-    pub max_retry_after: Option<f64>,
+    pub max_retry_after: Option<ConfigDuration>,
     /// WARC file size limit.
     pub max_file_bytes: Option<u64>,
     /// gzip level.
@@ -226,7 +246,7 @@ pub struct CrawlConfig {
     /// Node name.
     pub node: Option<String>,
     /// PLD lease lifetime, seconds.
-    pub lease_ttl: Option<f64>,
+    pub lease_ttl: Option<ConfigDuration>,
     /// PLD leases held at once.
     pub max_plds: Option<usize>,
 }
@@ -252,8 +272,10 @@ impl CrawlConfig {
 
     /// Applies the file's values to `options` (flags are applied after this, and win).
     pub fn apply(self, options: &mut CrawlOptions) -> Result<(), String> {
-        let secs = |name: &str, value: f64| {
-            seconds(value).map_err(|e| format!("ldwarc.toml: {}: {e}", name.replace('_', "-")))
+        let secs = |name: &str, value: ConfigDuration| {
+            value
+                .seconds()
+                .map_err(|e| format!("ldwarc.toml: {}: {e}", name.replace('_', "-")))
         };
         macro_rules! set {
             ($field:ident) => {

@@ -249,6 +249,10 @@ impl FromStr for OutputFormat {
     /// Accepts the names `nt`, `ttl`, `nq`, `trig`, `jsonld`, `rdfxml` (any case), the
     /// spellings [`Syntax`] accepts, and the media types of [`OutputFormat::negotiate`].
     fn from_str(text: &str) -> Result<Self, Self::Err> {
+        // `json` is the command-line vocabulary's name for JSON output: here, JSON-LD.
+        if text.eq_ignore_ascii_case("json") {
+            return Ok(OutputFormat::JsonLd);
+        }
         if let Ok(syntax) = text.parse::<Syntax>() {
             return Ok(syntax.into());
         }

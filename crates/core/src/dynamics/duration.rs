@@ -1,6 +1,7 @@
-//! Durations written the way people plan crawls: `1d`, `7d`, `12h`, `8.58d`, `1d12h`, `2w`.
+//! Durations written the way people plan crawls: `1d`, `7d`, `12h`, `8.58d`, `1d12h`, `2w`,
+//! `250ms`.
 //!
-//! Units: `s` seconds, `m` minutes, `h` hours, `d` days, `w` weeks. A duration is one or more
+//! Units: `ms` milliseconds, `s` seconds, `m` minutes, `h` hours, `d` days, `w` weeks. A duration is one or more
 //! `<number><unit>` terms, added up (`1d12h` = 36 hours); numbers are plain decimals (no sign,
 //! no exponent). [`parse_duration`] also accepts a bare number, read in a default unit the
 //! caller names (the planning commands use days, the unit of the papers). Values are in
@@ -57,14 +58,19 @@ pub fn parse_duration(text: &str, bare_unit: Option<f64>) -> Result<f64, Dynamic
             None => {
                 let unit = match bare_unit {
                     Some(unit) if rest.len() == trimmed.len() => unit,
-                    _ => return Err(invalid("missing unit (s, m, h, d or w)")),
+                    _ => return Err(invalid("missing unit (ms, s, m, h, d or w)")),
                 };
                 total += value * unit;
                 rest = "";
             }
+            Some('m') if after.starts_with("ms") => {
+                total += value / 1_000.0;
+                rest = &after[2..];
+            }
             Some(c) => {
-                let unit = unit_seconds(c)
-                    .ok_or_else(|| invalid(&format!("unknown unit '{c}' (use s, m, h, d or w)")))?;
+                let unit = unit_seconds(c).ok_or_else(|| {
+                    invalid(&format!("unknown unit '{c}' (use ms, s, m, h, d or w)"))
+                })?;
                 total += value * unit;
                 rest = chars.as_str();
             }
@@ -122,6 +128,9 @@ mod tests {
         assert_eq!(parse_duration("30m", None).ok(), Some(1_800.0));
         assert_eq!(parse_duration("45s", None).ok(), Some(45.0));
         assert_eq!(parse_duration("2w", None).ok(), Some(14.0 * DAY));
+        assert_eq!(parse_duration("250ms", None).ok(), Some(0.25));
+        assert_eq!(parse_duration("1m30s", None).ok(), Some(90.0));
+        assert_eq!(parse_duration("1s500ms", None).ok(), Some(1.5));
         assert_eq!(parse_duration("1d12h", None).ok(), Some(36.0 * HOUR));
         assert_eq!(parse_duration(" 0.5d ", None).ok(), Some(0.5 * DAY));
         let t = parse_duration("8.58d", None).expect("valid");

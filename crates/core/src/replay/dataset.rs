@@ -12,7 +12,7 @@ use std::io::Write;
 
 use crate::index::Capture;
 use crate::index::query::{MatchType, key_range, key_range_for_prefix};
-use ldwarc_rdf::{Graph, GraphDiff, SNIFF_LEN, Syntax, choose_syntaxes, diff};
+use ldwarc_rdf::{Graph, GraphDiff, OutputFormat, SNIFF_LEN, Syntax, choose_syntaxes, diff};
 
 use super::date::ReplayDate;
 use super::error::ReplayError;
@@ -63,6 +63,10 @@ pub enum SnapshotFormat {
     NQuads,
     /// TriG, one `<document> { … }` block per document.
     TriG,
+    /// JSON Lines for scripts: one object per document, `{"document": URL, "graph": …}`, the
+    /// graph in expanded JSON-LD (blank node labels are scoped to their line, as JSON-LD scopes
+    /// them to a document).
+    JsonLines,
 }
 
 /// What a snapshot wrote.
@@ -270,8 +274,25 @@ fn render_document(graph: &Graph, url: &str, format: SnapshotFormat, blank_prefi
                 graph.spell_quad(quad, None, blank_prefix, &mut text);
             }
         }
+        SnapshotFormat::JsonLines => render_json_line(graph, url, &mut text),
     }
     text
+}
+
+fn render_json_line(graph: &Graph, url: &str, text: &mut String) {
+    let mut jsonld = Vec::new();
+    let graph_value = match ldwarc_rdf::write_graph(graph, OutputFormat::JsonLd, None, &mut jsonld)
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            serde_json::from_slice::<serde_json::Value>(&jsonld).map_err(|e| e.to_string())
+        }) {
+        Ok(value) => value,
+        // A graph JSON-LD cannot carry (RDF 1.2 triple terms) is reported in the line itself.
+        Err(error) => serde_json::json!({ "error": error }),
+    };
+    let line = serde_json::json!({ "document": url, "graph": graph_value });
+    text.push_str(&line.to_string());
+    text.push('\n');
 }
 
 /// How a document differs between two dates.

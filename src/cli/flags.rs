@@ -1,0 +1,219 @@
+//! The command-line vocabulary, defined once and used by every command: archive roots,
+//! durations and sizes with units, machine-readable output formats, and the notes printed for
+//! spellings that are deprecated.
+//!
+//! - `--root DIR` is repeatable wherever a command reads (several roots answer as one archive);
+//!   commands that write take exactly one.
+//! - A duration is one or more `<number><unit>` terms: `250ms`, `2s`, `36h`, `1d12h`, `2w`
+//!   (units `ms`, `s`, `m`, `h`, `d`, `w`). A bare number is still read in the flag's historical
+//!   unit for one release, with a note on stderr.
+//! - A size is a number with an optional unit: `B`, `KB`, `MB`, `GB`, `TB` (powers of 1000),
+//!   `KiB`, `MiB`, `GiB`, `TiB` (powers of 1024); a bare number is bytes.
+//! - `--format` names every machine-readable output (`json`, `jsonl`, `csv`, `text`, RDF
+//!   syntaxes where they apply); `-o/--output FILE` always names a file; `-` is stdin.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use clap::{ArgAction, Args};
+
+use ldwarc_core::dynamics::duration::{DAY, parse_duration};
+
+/// The one archive root a writing or maintaining command works on.
+#[derive(Debug, Clone, Args)]
+pub struct RootArg {
+    /// Archive root directory (holds warc/, index/, state/).
+    #[arg(long, env = "LDWARC_ROOT", default_value = ".", value_name = "DIR")]
+    pub root: PathBuf,
+}
+
+/// The archive roots a reading command answers from: one, or several (each node's root)
+/// merged as one archive.
+#[derive(Debug, Clone, Args)]
+pub struct RootsArg {
+    /// Archive root directory (holds warc/, index/, state/). Repeat to answer from several
+    /// roots as one archive: captures merged by URL and time, a capture held by two roots
+    /// counted once (the first root given keeps it).
+    #[arg(
+        long = "root",
+        env = "LDWARC_ROOT",
+        default_value = ".",
+        value_name = "DIR",
+        action = ArgAction::Append
+    )]
+    pub roots: Vec<PathBuf>,
+}
+
+/// The longest duration any flag accepts: beyond it, timers and dates overflow.
+const MAX_DURATION_SECONDS: f64 = 100.0 * 365.25 * DAY;
+
+/// Parses a duration flag whose bare numbers historically meant seconds (crawl and server
+/// timeouts, delays).
+pub fn duration_seconds(text: &str) -> Result<Duration, String> {
+    duration_with_bare_unit(text, 1.0, "seconds").map(Duration::from_secs_f64)
+}
+
+/// Parses a duration flag whose bare numbers historically meant seconds, returned in seconds.
+pub fn seconds_f64(text: &str) -> Result<f64, String> {
+    duration_with_bare_unit(text, 1.0, "seconds")
+}
+
+/// Parses a duration flag whose bare numbers historically meant days (the planning and
+/// statistics commands, in the unit of the papers), returned in seconds.
+pub fn duration_days(text: &str) -> Result<f64, String> {
+    duration_with_bare_unit(text, DAY, "days")
+}
+
+fn duration_with_bare_unit(text: &str, bare_unit: f64, unit_name: &str) -> Result<f64, String> {
+    let seconds = match parse_duration(text, None) {
+        Ok(seconds) => seconds,
+        Err(with_unit) => {
+            let bare: f64 = text.trim().parse().map_err(|_| with_unit.to_string())?;
+            if !(bare.is_finite() && bare >= 0.0) {
+                return Err(format!(
+                    "'{text}' is not a duration like 250ms, 2s, 36h or 2w"
+                ));
+            }
+            deprecated(&format!(
+                "a duration without a unit ('{text}') is read as {unit_name}; write it with a unit \
+                 (like {text}{})",
+                if bare_unit == DAY { "d" } else { "s" }
+            ));
+            bare * bare_unit
+        }
+    };
+    if seconds > MAX_DURATION_SECONDS {
+        return Err(format!("'{text}' is longer than 100 years"));
+    }
+    Ok(seconds)
+}
+
+/// Parses a size: bytes, optionally with a unit (`64MiB`, `1.5GB`, `12000`).
+pub fn size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size like 12000, 12KB or 64MiB"))?;
+    let multiplier: f64 = match unit.trim() {
+        "" | "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        other => {
+            return Err(format!(
+                "unknown size unit '{other}' (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)"
+            ));
+        }
+    };
+    let bytes = value * multiplier;
+    // 2^53: every size below is an exact integer in f64, and far beyond any real file.
+    if !(bytes.is_finite() && bytes <= 9_007_199_254_740_992.0) {
+        return Err(format!("'{text}' is too large"));
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// Prints a deprecation note for an old spelling that still works this release, once per
+/// process.
+pub fn deprecated(what: &str) {
+    static SHOWN: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let mut shown = SHOWN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if shown.insert(what.to_string()) {
+        eprintln!("ldwarc: note: deprecated: {what}");
+    }
+}
+
+/// Resolves `--format` against the deprecated `--json` switch of the same command.
+pub fn format_or_json<F: Copy>(format: Option<F>, json: bool, json_format: F, default: F) -> F {
+    if json {
+        deprecated("--json is now --format json");
+        return json_format;
+    }
+    format.unwrap_or(default)
+}
+
+/// Machine-readable output of commands that print records or a summary: `text` for people,
+/// `json` for programs (one JSON object per line where the output is a list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextOrJson {
+    /// Lines for people.
+    Text,
+    /// JSON: one object per line for lists, else one object.
+    #[value(alias = "jsonl")]
+    Json,
+}
+
+/// `--format text|json` of a command whose output is for people or for programs, with the
+/// deprecated `--json` switch it replaces.
+#[derive(Debug, Clone, Args)]
+pub struct TextFormat {
+    /// Output format: text for people, or json for programs (one JSON object per line where
+    /// the output is a list).
+    #[arg(long, value_enum, value_name = "text|json")]
+    format: Option<TextOrJson>,
+    /// Deprecated: use --format json.
+    #[arg(long, hide = true, conflicts_with = "format")]
+    json: bool,
+}
+
+impl TextFormat {
+    /// Whether JSON was asked for (by --format json or the deprecated --json).
+    pub fn is_json(&self) -> bool {
+        format_or_json(self.format, self.json, TextOrJson::Json, TextOrJson::Text)
+            == TextOrJson::Json
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_units_and_refuse_absurd_values() {
+        assert_eq!(duration_seconds("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(duration_seconds("36h"), Ok(Duration::from_secs(36 * 3600)));
+        assert_eq!(duration_days("2w"), Ok(14.0 * DAY));
+        assert_eq!(duration_seconds("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(duration_days("7"), Ok(7.0 * DAY));
+        for bad in [
+            "1e30",
+            "101y",
+            "-1s",
+            "inf",
+            "NaN",
+            "",
+            "5 parsecs",
+            "1e400",
+        ] {
+            assert!(duration_seconds(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(duration_seconds("36600d").is_ok());
+        assert!(duration_seconds("36600000000d").is_err());
+        assert!(duration_seconds("3155760001").is_err());
+    }
+
+    #[test]
+    fn sizes_take_units() {
+        assert_eq!(size("12000"), Ok(12_000));
+        assert_eq!(size("12KB"), Ok(12_000));
+        assert_eq!(size("64MiB"), Ok(64 * 1024 * 1024));
+        assert_eq!(size("1.5GB"), Ok(1_500_000_000));
+        assert_eq!(size("2 GiB"), Ok(2_147_483_648));
+        for bad in ["", "KB", "12XB", "-3", "1.2.3", "1e99", "99999999TiB"] {
+            assert!(size(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+}
