@@ -11,6 +11,7 @@ mod serve_server;
 #[path = "support/synthetic_archive.rs"]
 mod synthetic_archive;
 
+mod cli_vocabulary;
 mod crash_recovery;
 mod crawl_hostile;
 mod crawl_resume;

@@ -102,12 +102,20 @@ impl Monitor {
             .arg("monitor")
             .arg("--root")
             .arg(&self.root)
-            .args(["--once", "--json", "--strategy", "fix", "--hops", "1"])
+            .args([
+                "--once",
+                "--format",
+                "json",
+                "--strategy",
+                "fix",
+                "--hops",
+                "1",
+            ])
             .args([
                 "--delay",
-                "0.3",
+                "300ms",
                 "--timeout",
-                "10",
+                "10s",
                 "--follow-predicate",
                 SEE_ALSO,
             ])

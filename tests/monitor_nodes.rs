@@ -114,14 +114,22 @@ impl Nodes {
                 "--node",
                 &format!("n{}", index + 1),
             ])
-            .args(["--once", "--json", "--strategy", "fix", "--hops", "0"])
+            .args([
+                "--once",
+                "--format",
+                "json",
+                "--strategy",
+                "fix",
+                "--hops",
+                "0",
+            ])
             .args([
                 "--initial-interval",
                 "2d",
                 "--delay",
-                "0.2",
+                "200ms",
                 "--timeout",
-                "10",
+                "10s",
             ])
             .arg("--resolve")
             .arg(format!("*.example=127.0.0.1:{}", self.port))

@@ -186,7 +186,7 @@ _ldwarc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "cdxj cdx11" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "cdxj cdx11 json" -- "${cur}"))
                     return 0
                     ;;
                 --zipnum)
@@ -227,7 +227,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --json --help"
+            opts="-h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --format --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -301,6 +301,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -334,7 +338,7 @@ _ldwarc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "patch nt sparql json" -- "${cur}"))
                     return 0
                     ;;
                 --prefix)
@@ -683,7 +687,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__history)
-            opts="-h --root --json --help"
+            opts="-h --root --format --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -691,6 +695,10 @@ _ldwarc() {
             case "${prev}" in
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -701,7 +709,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__index)
-            opts="-h --root --rebuild --threads --verify --help"
+            opts="-h --root --rebuild --threads --verify --format --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -713,6 +721,10 @@ _ldwarc() {
                     ;;
                 --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -741,7 +753,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__monitor)
-            opts="-h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --state --node --lease-ttl --now --help"
+            opts="-h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --format --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --state --node --lease-ttl --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -785,6 +797,10 @@ _ldwarc() {
                     ;;
                 --truth)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --delay)
@@ -853,7 +869,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__plan__subcmd__crawl__subcmd__time)
-            opts="-h --root --plds --crawl --backtest --connections --delay --nodes --cycle --max-nodes --json --help"
+            opts="-h --root --plds --crawl --backtest --connections --delay --nodes --cycle --max-nodes --format --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -891,6 +907,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -899,7 +919,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__plan__subcmd__currency)
-            opts="-h --alpha --beta --weibull --from-archive --root --period --documents --mean-size --json --help"
+            opts="-h --alpha --beta --weibull --from-archive --root --period --documents --mean-size --format --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -931,6 +951,10 @@ _ldwarc() {
                     ;;
                 --mean-size)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -997,7 +1021,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__query)
-            opts="-h --root --match --from --to --closest --sort --limit --filter --fields --output --help"
+            opts="-h --root --match --from --to --closest --sort --limit --filter --fields --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1039,7 +1063,7 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --output)
+                --format)
                     COMPREPLY=($(compgen -W "cdxj json text" -- "${cur}"))
                     return 0
                     ;;
@@ -1137,7 +1161,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__simulate)
-            opts="-h --histories --synthetic --documents --seed --weibull --strategies --years --cycle --min-interval --max-interval --initial-interval --week --budget --every --over-time --json --write-histories --help"
+            opts="-h --histories --synthetic --documents --seed --weibull --strategies --years --cycle --min-interval --max-interval --initial-interval --week --budget --every --over-time --format --json --write-histories --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1197,6 +1221,10 @@ _ldwarc() {
                     ;;
                 --every)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --write-histories)

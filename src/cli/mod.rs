@@ -3,6 +3,7 @@
 mod crawl_commands;
 mod docs;
 mod flags;
+mod help;
 mod index_commands;
 mod monitor_commands;
 mod output;
@@ -183,7 +184,11 @@ enum Command {
 
 /// Runs the command line; returns the process exit status.
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let matches = command().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
     let result = match cli.command {
         Command::Check(args) => warc_commands::check(args),
         Command::Ls(args) => warc_commands::ls(args),
@@ -219,5 +224,5 @@ pub fn run() -> i32 {
 
 /// The clap definition, for generating man pages and completions.
 pub fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command()
+    help::attach(<Cli as clap::CommandFactory>::command())
 }

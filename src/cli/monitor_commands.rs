@@ -11,7 +11,6 @@ use chrono::{DateTime, Utc};
 use clap::Args;
 
 use super::{flags, output};
-use ldwarc_core::dynamics::duration::DAY;
 use ldwarc_core::schedule::{ChangeHistory, Policy, Strategy, read_histories};
 use ldwarc_crawl::monitor::{
     CycleReport, MonitorEvent, MonitorOptions, TruthScore, run_cycle, run_loop, score_truth,
@@ -277,7 +276,10 @@ mod tests {
         assert_eq!(parse_every("1h").unwrap(), 3600.0);
         assert_eq!(parse_every("90s").unwrap(), 90.0);
         assert!(parse_every("0s").is_err());
-        assert_eq!(flags::duration_days("2d").unwrap(), 2.0 * DAY);
+        assert_eq!(
+            flags::duration_days("2d").unwrap(),
+            2.0 * ldwarc_core::dynamics::duration::DAY
+        );
         assert_eq!(parse_strategy("state-2").unwrap(), Strategy::State2);
         assert!(parse_strategy("gold").unwrap_err().contains("simulate"));
         assert!(parse_now("2026-01-02T00:00:00Z").is_ok());

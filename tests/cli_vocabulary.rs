@@ -1,0 +1,355 @@
+//! One command-line vocabulary: every command's help has EXAMPLES, EXIT STATUS, ENVIRONMENT
+//! and FILES; every command that prints data takes `--format json` and prints JSON; durations
+//! and sizes take units and refuse absurd values with exit status 2; old spellings still work
+//! with a deprecation note.
+
+use crate::common;
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use common::{ldwarc, run, stdout_ok};
+use ldwarc_testweb::{TestWebServer, Web};
+
+/// The visible subcommands listed in the "Commands:" section of a help text.
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.is_empty() || line.starts_with("  "))
+        // Names start at column 2; wrapped descriptions are indented further.
+        .filter(|line| line.starts_with("  ") && !line.starts_with("   "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+fn help_of(path: &[&str]) -> String {
+    let output = run(ldwarc().args(path).arg("--help"));
+    stdout_ok(&output, &format!("ldwarc {} --help", path.join(" ")))
+}
+
+#[test]
+fn every_command_help_has_examples_exit_status_environment_and_files() {
+    let top = help_of(&[]);
+    let mut paths: Vec<Vec<String>> = vec![vec![]];
+    let mut checked = 0;
+    while let Some(path) = paths.pop() {
+        let args: Vec<&str> = path.iter().map(String::as_str).collect();
+        let help = help_of(&args);
+        for section in ["EXAMPLES:", "EXIT STATUS:", "ENVIRONMENT:", "FILES:"] {
+            assert!(
+                help.lines().any(|line| line == section),
+                "`ldwarc {} --help` lacks {section}\n{help}",
+                path.join(" ")
+            );
+        }
+        // Every example runs this very command.
+        let example = help
+            .lines()
+            .skip_while(|line| *line != "EXAMPLES:")
+            .nth(1)
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let expected = ["ldwarc"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            example.contains(&expected),
+            "first example {example:?} of `{expected}`"
+        );
+        for sub in subcommands(&help) {
+            let mut child = path.clone();
+            child.push(sub);
+            paths.push(child);
+        }
+        checked += 1;
+    }
+    assert!(
+        checked > subcommands(&top).len(),
+        "checked {checked} help texts"
+    );
+}
+
+/// The demo's archive (three crawls of the sample web, with a crawl log), made once.
+fn demo_root() -> &'static Path {
+    static ROOT: OnceLock<tempfile::TempDir> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let output = run(ldwarc().arg("demo").arg(dir.path().join("archive")));
+        stdout_ok(&output, "ldwarc demo");
+        dir
+    })
+    .path()
+}
+
+fn archive() -> std::path::PathBuf {
+    demo_root().join("archive")
+}
+
+/// Runs `ldwarc ARGS --format json` on the demo archive; its stdout, which must be JSON
+/// (one value, or one per line).
+fn json_of(args: &[&str]) -> Vec<serde_json::Value> {
+    let output = run(ldwarc()
+        .args(args)
+        .arg("--root")
+        .arg(archive())
+        .args(["--format", "json"]));
+    let text = stdout_ok(&output, &format!("ldwarc {} --format json", args.join(" ")));
+    assert!(!text.trim().is_empty(), "ldwarc {args:?}: no output");
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(value) => vec![value],
+        Err(_) => text
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("ldwarc {args:?}: {e}: not JSON: {line}"))
+            })
+            .collect(),
+    }
+}
+
+const ALICE: &str = "http://people.delta.example/alice";
+
+#[test]
+fn data_commands_print_json_with_format_json() {
+    let index = json_of(&["index"]);
+    assert!(index[0]["files_seen"].as_u64().unwrap() > 0, "{index:?}");
+
+    let cdx = json_of(&["cdx"]);
+    assert!(cdx.len() > 10, "{} captures", cdx.len());
+    assert!(
+        cdx.iter()
+            .all(|c| c["urlkey"].is_string() && c["timestamp"].is_string())
+    );
+    // The same captures, in the same order, as the CDXJ export.
+    let cdxj = stdout_ok(
+        &run(ldwarc().arg("cdx").arg("--root").arg(archive())),
+        "ldwarc cdx",
+    );
+    let keys: Vec<String> = cdxj
+        .lines()
+        .map(|l| l.splitn(3, ' ').take(2).collect::<Vec<_>>().join(" "))
+        .collect();
+    let json_keys: Vec<String> = cdx
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["urlkey"].as_str().unwrap(),
+                c["timestamp"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(keys, json_keys);
+
+    let captures = json_of(&["query", ALICE]);
+    assert_eq!(captures.len(), 3, "{captures:?}");
+    let first = captures[0]["timestamp"].as_str().unwrap().to_string();
+    let last = captures[2]["timestamp"].as_str().unwrap().to_string();
+
+    let graph = json_of(&["replay", &format!("{ALICE}@{first}")]);
+    let nodes = graph[0].as_array().expect("expanded JSON-LD is an array");
+    assert!(
+        nodes.iter().any(|n| n["@id"] == format!("{ALICE}#me")),
+        "{graph:?}"
+    );
+
+    let history = json_of(&["history", ALICE]);
+    assert_eq!(history.len(), 3, "{history:?}");
+
+    let snapshot = json_of(&["snapshot", &format!("@{last}")]);
+    assert!(
+        snapshot
+            .iter()
+            .any(|d| d["document"] == ALICE && d["graph"].is_array()),
+        "{snapshot:?}"
+    );
+
+    let diff = json_of(&["diff", &format!("{ALICE}@{first}"), &last]);
+    let removed = diff[0]["removed"].as_array().unwrap();
+    let added = diff[0]["added"].as_array().unwrap();
+    assert!(
+        removed.iter().any(|s| s
+            .as_str()
+            .unwrap()
+            .contains("<http://vocab.delta.example/ns#name> \"Alice\"")),
+        "{diff:?}"
+    );
+    assert!(!added.is_empty(), "{diff:?}");
+
+    let dataset = json_of(&["diff", &format!("@{first}"), &format!("@{last}")]);
+    assert!(
+        dataset.last().unwrap()["summary"]["changed"]
+            .as_u64()
+            .unwrap()
+            >= 1,
+        "{dataset:?}"
+    );
+
+    let stats = json_of(&["stats"]);
+    assert!(!stats.is_empty());
+
+    let plan = json_of(&[
+        "plan",
+        "currency",
+        "--alpha",
+        "0.95",
+        "--beta",
+        "7d",
+        "--weibull",
+        "1.4,152.2d",
+    ]);
+    let period = plan[0]["period_days"].as_f64().unwrap();
+    assert!((period - 18.49).abs() < 0.05, "T(0.95, 7 d) = {period}");
+
+    let crawl_time = json_of(&["plan", "crawl-time"]);
+    assert!(!crawl_time.is_empty());
+}
+
+#[test]
+fn simulate_crawl_and_monitor_print_json() {
+    let output = run(ldwarc().args([
+        "simulate",
+        "--synthetic",
+        "mixture",
+        "--documents",
+        "50",
+        "--format",
+        "json",
+    ]));
+    let text = stdout_ok(&output, "ldwarc simulate --format json");
+    for line in text.lines() {
+        let value: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+        assert!(value.is_object(), "{line}");
+    }
+
+    let web = Web::fixture().unwrap();
+    let seeds = web.seeds.clone();
+    let server = TestWebServer::start(web).unwrap();
+    let resolve = format!("*.example=127.0.0.1:{}", server.port());
+    let root = tempfile::tempdir().unwrap();
+    let output = run(ldwarc()
+        .arg("crawl")
+        .arg("--root")
+        .arg(root.path())
+        .args(["--delay", "50ms", "--timeout", "10s", "--hops", "1"])
+        .args(["--resolve", &resolve, "--format", "json"])
+        .args(&seeds));
+    let summary: serde_json::Value =
+        serde_json::from_str(stdout_ok(&output, "ldwarc crawl --format json").trim()).unwrap();
+    assert!(summary["captures"].as_u64().unwrap() > 0, "{summary}");
+
+    let output = run(ldwarc()
+        .arg("monitor")
+        .arg("--root")
+        .arg(root.path())
+        .args(["--once", "--delay", "50ms", "--resolve", &resolve])
+        .args(["--format", "json"])
+        .arg(&seeds[0]));
+    let cycle: serde_json::Value = serde_json::from_str(
+        stdout_ok(&output, "ldwarc monitor --format json")
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(cycle.is_object(), "{cycle}");
+}
+
+#[test]
+fn durations_and_sizes_take_units_and_refuse_absurd_values() {
+    let root = tempfile::tempdir().unwrap();
+    for (args, named) in [
+        (
+            vec!["crawl", "--delay", "1e30", "http://a.example/"],
+            "--delay",
+        ),
+        (
+            vec!["crawl", "--timeout", "200y", "http://a.example/"],
+            "--timeout",
+        ),
+        (
+            vec!["crawl", "--delay", "5 parsecs", "http://a.example/"],
+            "--delay",
+        ),
+        (
+            vec!["crawl", "--max-body", "12XB", "http://a.example/"],
+            "--max-body",
+        ),
+        (vec!["serve", "--request-timeout=-1s"], "--request-timeout"),
+        (
+            vec!["monitor", "--once", "--every", "0s", "http://a.example/"],
+            "--every",
+        ),
+        (
+            vec!["plan", "currency", "--alpha", "0.9", "--beta", "1e9w"],
+            "--beta",
+        ),
+    ] {
+        let output = run(ldwarc().args(&args).arg("--root").arg(root.path()));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    assert_eq!(
+        std::fs::read_dir(root.path()).unwrap().count(),
+        0,
+        "a refused command created files"
+    );
+}
+
+#[test]
+fn old_spellings_work_with_a_deprecation_note() {
+    let output = run(ldwarc()
+        .args(["history", ALICE, "--json", "--root"])
+        .arg(archive()));
+    let text = stdout_ok(&output, "ldwarc history --json");
+    assert_eq!(text.lines().count(), 3);
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("JSON");
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("deprecated") && stderr.contains("--format json"),
+        "{stderr}"
+    );
+
+    let output = run(ldwarc()
+        .args(["query", ALICE, "--output", "json", "--root"])
+        .arg(archive()));
+    let text = stdout_ok(&output, "ldwarc query --output json");
+    assert_eq!(text.lines().count(), 3, "{text}");
+
+    // A bare number is still a number of days for the planning commands.
+    let bare = run(ldwarc().args([
+        "plan",
+        "currency",
+        "--alpha",
+        "0.95",
+        "--beta",
+        "7",
+        "--weibull",
+        "1.4,152.2",
+    ]));
+    let with_units = run(ldwarc().args([
+        "plan",
+        "currency",
+        "--alpha",
+        "0.95",
+        "--beta",
+        "7d",
+        "--weibull",
+        "1.4,152.2d",
+    ]));
+    assert_eq!(
+        stdout_ok(&bare, "bare days"),
+        stdout_ok(&with_units, "with units")
+    );
+    assert!(String::from_utf8_lossy(&bare.stderr).contains("deprecated"));
+}
