@@ -16,7 +16,7 @@ use ldwarc_core::index::query::{
 use ldwarc_core::index::zipnum::{
     DEFAULT_BLOCKS_PER_SHARD, DEFAULT_LINES_PER_BLOCK, ZipNumOptions, ZipNumWriter,
 };
-use ldwarc_core::index::{CaptureIndex, IndexOptions, MergedIndex, update_index};
+use ldwarc_core::index::{IndexOptions, MergedIndex, update_index};
 
 /// Arguments of `ldwarc index`.
 #[derive(Debug, Args)]
@@ -40,7 +40,7 @@ pub struct IndexArgs {
 #[derive(Debug, Args)]
 pub struct CdxArgs {
     #[command(flatten)]
-    root: RootArg,
+    root: RootsArg,
     /// Output format: CDXJ, CDX-11, or json (one object per capture: the CDXJ line's urlkey
     /// and timestamp with its JSON fields, in the same order).
     #[arg(long, value_enum, default_value = "cdxj")]
@@ -107,8 +107,7 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
 
 /// `ldwarc cdx`.
 pub fn cdx(args: CdxArgs) -> io::Result<i32> {
-    let archive = Archive::new(&args.root.root);
-    let index = CaptureIndex::open(&archive.index_dir())?;
+    let index = MergedIndex::open(&args.root.roots)?;
     let (start, end) = match &args.prefix {
         Some(prefix) => key_range_for_prefix(prefix),
         None => (String::new(), None),
@@ -202,7 +201,7 @@ impl<W: Write> Write for CdxjAsJson<'_, W> {
 
 /// `ldwarc cdx --zipnum DIR`: the CDXJ export streamed into a ZipNum index.
 fn cdx_zipnum(
-    index: &CaptureIndex,
+    index: &MergedIndex,
     dir: &Path,
     args: &CdxArgs,
     start: &str,

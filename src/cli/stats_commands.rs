@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::replay_commands::ScopeArgs;
-use super::{RootArg, flags, output};
+use super::{RootsArg, flags, output};
 use ldwarc_core::dynamics::archive_stats::{ArchiveStats, PldStats, SnapshotStats, UrlStats};
 use ldwarc_core::dynamics::duration::{DAY, format_number};
 use ldwarc_core::dynamics::{
@@ -24,7 +24,7 @@ use ldwarc_core::store::StateStore;
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     #[command(flatten)]
-    root: RootArg,
+    root: RootsArg,
     #[command(flatten)]
     scope: ScopeArgs,
     /// Output: text tables, one JSON object, or one CSV table (see --table).
@@ -90,11 +90,17 @@ struct JsonReport<'a> {
 /// `ldwarc stats`. Exits 1 when some URL could not be read (each is reported on stderr).
 pub fn stats(args: StatsArgs) -> io::Result<i32> {
     let truth = args.truth.as_deref().map(read_truth).transpose()?;
-    let archive = ReplayArchive::open(&args.root.root)?;
+    let archive = ReplayArchive::open_many(&args.root.roots)?;
     let options = StatsOptions {
         scope: args.scope.scope(),
         snapshot_gap_days: args.snapshot_gap / DAY,
-        crawls: crawl_windows(&args.root.root)?,
+        crawls: args
+            .root
+            .roots
+            .iter()
+            .map(|root| crawl_windows(root))
+            .collect::<io::Result<Vec<_>>>()?
+            .concat(),
         fit_method: match args.fit {
             FitArg::Ml => FitMethod::MaximumLikelihood,
             FitArg::Cdf => FitMethod::CdfLeastSquares,

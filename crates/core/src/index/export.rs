@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use super::capture::Capture;
 use super::cdxj::{CDX11_LEGEND, cdx11_line, cdxj_line};
-use super::store::CaptureIndex;
+use super::merged::CaptureSource;
 
 /// The export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -18,7 +18,7 @@ pub enum CdxFormat {
 /// Writes every capture whose urlkey is in `[start, end)`, lines byte-sorted. Captures are
 /// streamed key by key, so memory holds only the captures of one key at a time.
 pub fn export(
-    index: &CaptureIndex,
+    index: &(impl CaptureSource + ?Sized),
     format: CdxFormat,
     start: &str,
     end: Option<&str>,
@@ -44,7 +44,7 @@ pub fn export(
         }
         Ok(())
     };
-    index.scan_range(start, end, |capture| {
+    index.scan_captures(start, end, &mut |capture| {
         if failure.is_some() {
             return;
         }
