@@ -8,6 +8,8 @@
 //! [`extract_links`]. Everything here is synchronous and CPU-bound: async callers should run it
 //! under `spawn_blocking`.
 
+#![warn(missing_docs)]
+
 mod canon;
 mod decode;
 mod diff;

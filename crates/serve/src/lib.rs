@@ -15,6 +15,8 @@
 //! | `/timemap/link/{url}`, `/timemap/json/{url}` | TimeMaps |
 //! | `/`, `/search`, `/timeline`, `/capture`, `/diff`, `/overview`, `/render` | pages |
 
+#![warn(missing_docs)]
+
 mod cdx;
 mod limits;
 mod listener;

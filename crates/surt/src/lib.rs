@@ -37,6 +37,8 @@
 //! are generated from CPython's own `stringprep` and `unicodedata` data, so that
 //! IDNA hosts come out exactly as CPython encodes them.
 
+#![warn(missing_docs)]
+
 use std::fmt;
 
 /// Deliberate deviations from the Python `surt` defaults. Every field is `false`

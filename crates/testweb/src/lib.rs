@@ -12,6 +12,8 @@
 //! # drop((expected, server));
 //! ```
 
+#![warn(missing_docs)]
+
 mod conneg;
 mod fixtures;
 mod generate;

@@ -4,6 +4,8 @@
 //! Built on `flate2` rather than the `warc` crate, which truncates large records on write and
 //! collapses repeated headers.
 
+#![warn(missing_docs)]
+
 pub mod arc;
 pub mod digest;
 pub mod header;
