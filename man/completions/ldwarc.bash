@@ -1095,7 +1095,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__serve)
-            opts="-h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --zipnum --help"
+            opts="-h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --zipnum --cdx-block-captures --public --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1126,6 +1126,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --zipnum)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cdx-block-captures)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -191,12 +191,14 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l once -d 'Run o
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l json -d 'One JSON object per cycle (and per --truth URL) on stdout instead of text'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed). Binding to a non-loopback address needs --token' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed). Binding to a non-loopback address needs --token, or --public' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l token -d 'Secret every request must carry: `Authorization: Bearer <token>`, or `?token=<token>` once (a cookie then keeps it). Required for non-loopback binds' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l request-timeout -d 'Seconds a request may compute before it is answered 503' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l head-timeout -d 'Seconds a connection may take to send a request head (from its accept or from the last answer): slower or idle clients are disconnected' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l max-cdx-rows -d 'Most captures a CDX query may hold in memory before it is refused (403): one URL\'s captures, or the whole answer for sort=reverse, closest= and limit=-N (answers in index order stream, whatever their size)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l zipnum -d 'Answer CDX queries from this ZipNum index (a directory holding index.idx, or the .idx file; `ldwarc cdx --zipnum DIR` writes one) instead of the capture index, with pywb\'s pagination: page, pageSize, showNumPages, showPagedIndex. Replay still uses the capture index' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l cdx-block-captures -d 'Without --zipnum, CDX pages (page, pageSize, showNumPages) are cut from the capture index in blocks of this many captures, as a ZipNum index is; a page is pageSize blocks' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l public -d 'Public read-only mode: serve the Wayback, CDX and Memento routes and the pages to anyone, on any address, without a token; every other endpoint is refused'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -s h -l help -d 'Print help'

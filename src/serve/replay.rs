@@ -15,7 +15,7 @@ use axum::response::Response;
 use chrono::Utc;
 
 use crate::index::Capture;
-use crate::rdf::{OutputFormat, write_graph};
+use crate::rdf::{OutputFormat, ParsedGraph, Syntax, write_graph};
 use crate::replay::{
     ArchivedResponse, MAX_PAYLOAD_BYTES, Pick, ReplayDate, ReplayError, pick_capture,
     read_response, redirect_target,
@@ -316,8 +316,24 @@ fn negotiated(
         }
         Err(error) => return text_response(StatusCode::BAD_GATEWAY, &format!("{error}\n")),
     };
-    if prefers_html(&accept) {
-        let page = pages::capture_page(set, capture, &archived, &parsed);
+    let not_graph = not_a_graph(&parsed, archived.head.header("content-type"));
+    // A person sees a broken document's statements with the error said; a program is
+    // served it as archived, never as a graph it is not (or only part of).
+    let html = prefers_html(&accept);
+    if let Some(reason) = not_graph
+        && !(html && parsed.error.is_some())
+    {
+        let mut response = raw(set, capture, archived, "");
+        insert(&mut response, HeaderName::from_static(RDF_ERROR), &reason);
+        insert(&mut response, header::VARY, "accept");
+        return response;
+    }
+    if html {
+        // A 304 revisit's page shows the exchange archived, not only its original's.
+        let revisit = (capture.record_type == "revisit" && capture.status == Some(304))
+            .then(|| archived_response(state, capture, false).ok())
+            .flatten();
+        let page = pages::capture_page(set, capture, &archived, &parsed, revisit.as_ref());
         let mut response = super::response(
             StatusCode::OK,
             "text/html; charset=utf-8",
@@ -326,21 +342,25 @@ fn negotiated(
         insert(&mut response, header::VARY, "accept");
         return response;
     }
+    // Named graphs are offered only in the syntaxes that keep them.
+    let fits = |f: &OutputFormat| f.has_graphs() || !parsed.graph.has_named_graphs();
     let mut offered: Vec<OutputFormat> = OutputFormat::ALL
         .into_iter()
-        .filter(|f| f.syntax() == parsed.syntax)
+        .filter(|f| f.syntax() == parsed.syntax && fits(f))
         .collect();
     offered.extend(
         OutputFormat::ALL
             .into_iter()
-            .filter(|f| f.syntax() != parsed.syntax),
+            .filter(|f| f.syntax() != parsed.syntax && fits(f)),
     );
     let Some(format) = OutputFormat::negotiate(&accept, &offered) else {
         let types: Vec<&str> = offered.iter().map(|f| f.media_type()).collect();
-        return text_response(
+        let mut response = text_response(
             StatusCode::NOT_ACCEPTABLE,
             &format!("this memento is available as {}\n", types.join(", ")),
         );
+        insert(&mut response, header::VARY, "accept");
+        return response;
     };
     let mut body = Vec::new();
     if let Err(error) = write_graph(&parsed.graph, format, Some(&capture.url), &mut body) {
@@ -350,6 +370,42 @@ fn negotiated(
     let mut response = super::response(StatusCode::OK, &content_type, body);
     insert(&mut response, header::VARY, "accept");
     response
+}
+
+/// The header naming why a negotiated memento was served as archived instead of as a graph.
+pub(crate) const RDF_ERROR: &str = "x-ldwarc-rdf-error";
+
+/// Why a parsed capture is not served as a graph: its RDF did not parse whole (a partial
+/// graph would pass for the document), or it yielded no statement from a payload not
+/// declared as RDF (plain JSON read as JSON-LD, generic XML): not RDF at all.
+fn not_a_graph(parsed: &ParsedGraph, content_type: Option<&str>) -> Option<String> {
+    if let Some(error) = &parsed.error {
+        return Some(format!(
+            "the {} payload does not parse whole: {}",
+            parsed.syntax.name(),
+            error.replace(['\r', '\n'], " ")
+        ));
+    }
+    let declared_rdf = content_type
+        .and_then(Syntax::from_media_type)
+        .is_some_and(|_| !content_type.is_some_and(is_generic_xml));
+    (parsed.graph.is_empty() && !declared_rdf).then(|| {
+        format!(
+            "no RDF statement in a payload of type {}",
+            content_type.unwrap_or("none")
+        )
+    })
+}
+
+/// `application/xml` and `text/xml`: RDF/XML only when the document says so.
+fn is_generic_xml(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/xml" || essence == "text/xml"
 }
 
 /// Whether `Accept` names an HTML type at least as strongly as any RDF type it names.
