@@ -108,3 +108,74 @@ fn capture_pages_navigate_and_say_what_they_show() {
     assert_eq!(turtle.status, 406, "{}", turtle.text());
     assert_eq!(turtle.header("vary"), Some("accept"));
 }
+
+/// An archived HTML page replayed without a modifier has its links rewritten into the
+/// archive, and they lead to the linked page's capture; `id_` stays byte for byte.
+#[test]
+fn archived_html_is_browsable() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    let index = b"<html><head><title>Site</title></head><body>\
+<a href=\"page2.html\">relative</a> <a href=\"/site/page2.html#part\">rooted</a> \
+<a href=\"http://elsewhere.example/\">away</a></body></html>";
+    let page2 = b"<html><body><p>the second page</p></body></html>";
+    write_archive(
+        &root,
+        &[
+            Exchange::ok(
+                "http://example.org/site/",
+                DAYS[0],
+                "text/html; charset=utf-8",
+                index,
+            ),
+            Exchange::ok(
+                "http://example.org/site/page2.html",
+                "2024-01-01T00:01:00Z",
+                "text/html",
+                page2,
+            ),
+        ],
+    );
+    let server = LdwarcServer::start(&root, &[]);
+    let browser = [("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")];
+    let page = server.get_with(
+        &format!("/web/{}/http://example.org/site/", STAMPS[0]),
+        &browser,
+    );
+    assert_eq!(page.status, 200, "{}", page.text());
+    let text = page.text();
+    let into_archive = format!("/web/{}/http://example.org/site/page2.html", STAMPS[0]);
+    assert!(
+        text.contains(&format!("<a href=\"{into_archive}\">relative</a>")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("<a href=\"{into_archive}#part\">rooted</a>")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "<a href=\"/web/{}/http://elsewhere.example/\">",
+            STAMPS[0]
+        )),
+        "{text}"
+    );
+    assert_eq!(page.header("content-security-policy"), Some("sandbox"));
+
+    // The link leads to page 2's capture (a minute later: a redirect to its own URI-M).
+    let followed = server.get_with(&into_archive, &browser);
+    assert_eq!(followed.status, 302, "{}", followed.text());
+    let location = followed.header("location").expect("Location").to_string();
+    assert!(location.contains("/web/20240101000100/"), "{location}");
+    let path = &location[location.find("/web/").unwrap()..];
+    let second = server.get_with(path, &browser);
+    assert_eq!(second.status, 200);
+    assert!(
+        second.text().contains("the second page"),
+        "{}",
+        second.text()
+    );
+
+    let raw = server.get(&format!("/web/{}id_/http://example.org/site/", STAMPS[0]));
+    assert_eq!(raw.body, index, "id_ is the archived payload");
+}

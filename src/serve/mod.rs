@@ -24,6 +24,7 @@ mod paging;
 mod protocol;
 pub mod public;
 mod replay;
+mod rewrite;
 mod stream;
 
 use std::net::SocketAddr;

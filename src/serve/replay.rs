@@ -15,13 +15,14 @@ use axum::response::Response;
 use chrono::Utc;
 
 use crate::index::Capture;
-use crate::rdf::{OutputFormat, ParsedGraph, Syntax, write_graph};
+use crate::rdf::{OutputFormat, ParsedGraph, Syntax, decode_content, write_graph};
 use crate::replay::{
     ArchivedResponse, MAX_PAYLOAD_BYTES, Pick, ReplayDate, ReplayError, pick_capture,
     read_response, redirect_target,
 };
 
 use super::memento::{MementoSet, archived_url, http_date, parse_accept_datetime};
+use super::rewrite::rewrite_html;
 use super::{AppState, State as AppStateRef, base_url, blocking, inline, pages, text_response};
 
 /// What a path under `/web/` asks for.
@@ -311,6 +312,9 @@ fn negotiated(
         .to_string();
     let parsed = match state.archive.parse(capture, &archived) {
         Ok(parsed) => parsed,
+        Err(ReplayError::NotRdf { .. }) if is_html(archived.head.header("content-type")) => {
+            return browsable_page(set, capture, archived);
+        }
         Err(ReplayError::NotRdf { .. } | ReplayError::Rdf(_) | ReplayError::Decode { .. }) => {
             return raw(set, capture, archived, "");
         }
@@ -369,6 +373,30 @@ fn negotiated(
     let content_type = format!("{}; charset=utf-8", format.media_type());
     let mut response = super::response(StatusCode::OK, &content_type, body);
     insert(&mut response, header::VARY, "accept");
+    response
+}
+
+/// Whether a `Content-Type` is HTML or XHTML.
+fn is_html(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|value| {
+        let essence = value.split(';').next().unwrap_or("").trim();
+        essence.eq_ignore_ascii_case("text/html")
+            || essence.eq_ignore_ascii_case("application/xhtml+xml")
+    })
+}
+
+/// An archived HTML page as the archived answer, its links rewritten into the archive
+/// ([`rewrite_html`]) so that it can be browsed; `Content-Encoding` undone to do so. A
+/// payload that cannot be decoded is served as archived.
+fn browsable_page(set: &MementoSet, capture: &Capture, mut archived: ArchivedResponse) -> Response {
+    let encoding = archived.head.header("content-encoding").map(String::from);
+    let Ok(decoded) = decode_content(encoding.as_deref(), &archived.payload, MAX_PAYLOAD_BYTES)
+    else {
+        return raw(set, capture, archived, "");
+    };
+    archived.payload = rewrite_html(&decoded, &capture.url, &capture.timestamp);
+    let mut response = raw(set, capture, archived, "");
+    response.headers_mut().remove(header::CONTENT_ENCODING);
     response
 }
 
