@@ -49,5 +49,6 @@ mod serve_vs_pywb;
 mod simulate;
 mod stats_archive;
 mod surt_interop;
+mod wacz_roundtrip;
 mod writer_roundtrip;
 mod zipnum_pywb;

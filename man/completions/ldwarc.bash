@@ -31,6 +31,9 @@ _ldwarc() {
             ldwarc,diff)
                 cmd="ldwarc__subcmd__diff"
                 ;;
+            ldwarc,export)
+                cmd="ldwarc__subcmd__export"
+                ;;
             ldwarc,gen-docs)
                 cmd="ldwarc__subcmd__gen__subcmd__docs"
                 ;;
@@ -39,6 +42,9 @@ _ldwarc() {
                 ;;
             ldwarc,history)
                 cmd="ldwarc__subcmd__history"
+                ;;
+            ldwarc,import)
+                cmd="ldwarc__subcmd__import"
                 ;;
             ldwarc,index)
                 cmd="ldwarc__subcmd__index"
@@ -88,6 +94,9 @@ _ldwarc() {
             ldwarc__subcmd__help,diff)
                 cmd="ldwarc__subcmd__help__subcmd__diff"
                 ;;
+            ldwarc__subcmd__help,export)
+                cmd="ldwarc__subcmd__help__subcmd__export"
+                ;;
             ldwarc__subcmd__help,gen-docs)
                 cmd="ldwarc__subcmd__help__subcmd__gen__subcmd__docs"
                 ;;
@@ -96,6 +105,9 @@ _ldwarc() {
                 ;;
             ldwarc__subcmd__help,history)
                 cmd="ldwarc__subcmd__help__subcmd__history"
+                ;;
+            ldwarc__subcmd__help,import)
+                cmd="ldwarc__subcmd__help__subcmd__import"
                 ;;
             ldwarc__subcmd__help,index)
                 cmd="ldwarc__subcmd__help__subcmd__index"
@@ -161,7 +173,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
+            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -356,6 +368,40 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__export)
+            opts="-h --root --wacz --url --from --to --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wacz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__gen__subcmd__docs)
             opts="-h --out --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -375,7 +421,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
+            opts="check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -458,6 +504,20 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__help__subcmd__gen__subcmd__docs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -487,6 +547,20 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -684,6 +758,24 @@ _ldwarc() {
             ;;
         ldwarc__subcmd__history)
             opts="-h --root --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__import)
+            opts="-h --root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -11,6 +11,7 @@ pub(crate) mod parallel;
 mod record;
 mod resolve;
 mod twins;
+pub mod wacz;
 
 pub use dataset::{
     DatasetDiffSummary, DocumentChange, DocumentDiff, Scope, SnapshotFormat, SnapshotSummary,
