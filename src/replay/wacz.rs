@@ -456,7 +456,26 @@ pub fn import_wacz(package: &Path, root: &Path) -> io::Result<WaczImport> {
             ));
         }
     }
-    // Extract beside the destinations, check, then rename all.
+    // Every WARC file is checked before anything is written (a second read, so that a
+    // damaged package creates nothing, not even a directory).
+    for (path, hash, _) in &plan {
+        let mut entry = zip
+            .by_name(path)
+            .map_err(|e| invalid(package, format!("{path}: {e}")))?;
+        let mut hashing = Hashing {
+            inner: io::sink(),
+            hasher: Sha256::new(),
+            bytes: 0,
+        };
+        io::copy(&mut entry, &mut hashing).map_err(|e| invalid(package, format!("{path}: {e}")))?;
+        if sha256_hex(hashing.hasher.finalize()) != *hash {
+            return Err(invalid(
+                package,
+                format!("{path} does not match its hash in datapackage.json"),
+            ));
+        }
+    }
+    // Extract beside the destinations, check again, then rename all.
     let mut written: Vec<(PathBuf, PathBuf)> = Vec::new();
     let outcome = (|| {
         for (path, hash, target) in &plan {
