@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the tools the interop tests compare ldwarc against: a Python venv at .venv with
-# warcio, fastwarc, cdxj-indexer, surt, rdflib and pyoxigraph from PyPI, and the pywb 2.10.0
+# warcio, fastwarc, cdxj-indexer, surt, rdflib, pyoxigraph and cdx-toolkit from PyPI, and the pywb 2.10.0
 # sample archive (from the pywb wheel) under .ci/cache, and pywb 2.10.0 itself in a second venv
-# at .venv-pywb. Idempotent.
+# at .venv-pywb, with py-wacz 0.6.0 (the `wacz` validator, which depends on pywb). Idempotent.
 #
 # pywb gets its own venv because it conflicts with fastwarc: pywb requires `brotlipy`, fastwarc
 # requires Google's `brotli`, and both install a top-level module named `brotli` (with different
@@ -15,12 +15,13 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/pip install --quiet --disable-pip-version-check \
-  'warcio==1.8.1' 'fastwarc==2.0.1' 'cdxj-indexer==1.5.0' 'surt==0.3.1' 'rdflib==7.6.0' 'pyoxigraph==0.5.13'
+  'warcio==1.8.1' 'fastwarc==2.0.1' 'cdxj-indexer==1.5.0' 'surt==0.3.1' 'rdflib==7.6.0' 'pyoxigraph==0.5.13' \
+  'cdx-toolkit==0.9.39'
 
 if [ ! -x .venv-pywb/bin/python ]; then
   "$PYTHON" -m venv .venv-pywb
 fi
-.venv-pywb/bin/pip install --quiet --disable-pip-version-check 'pywb==2.10.0'
+.venv-pywb/bin/pip install --quiet --disable-pip-version-check 'pywb==2.10.0' 'wacz==0.6.0'
 
 sample=.ci/cache/pywb-2.10.0/sample_archive/warcs
 if [ ! -d "$sample" ]; then
@@ -40,5 +41,5 @@ with zipfile.ZipFile(wheel) as z:
 PY
   rm -rf "$tmp"
 fi
-echo "interop tools ready: $(.venv/bin/python -c 'from importlib.metadata import version as v; print(", ".join(f"{p} {v(p)}" for p in ("warcio", "fastwarc", "cdxj-indexer", "surt", "rdflib", "pyoxigraph")))')"
-echo "pywb ready: $(.venv-pywb/bin/python -c 'import pywb; print("pywb", pywb.__version__)')"
+echo "interop tools ready: $(.venv/bin/python -c 'from importlib.metadata import version as v; print(", ".join(f"{p} {v(p)}" for p in ("warcio", "fastwarc", "cdxj-indexer", "surt", "rdflib", "pyoxigraph", "cdx-toolkit")))')"
+echo "pywb ready: $(.venv-pywb/bin/python -c 'import pywb; from importlib.metadata import version; print("pywb", pywb.__version__, "wacz", version("wacz"))')"

@@ -10,6 +10,8 @@ mod common;
 mod serve_server;
 #[path = "support/synthetic_archive.rs"]
 mod synthetic_archive;
+#[path = "support/warc_fixture.rs"]
+mod warc_fixture;
 
 mod cli_vocabulary;
 mod crash_recovery;
@@ -37,11 +39,17 @@ mod query_vs_pywb;
 mod recover_lock;
 mod replay_archive;
 mod serve_attacks;
+mod serve_cdx_toolkit;
 mod serve_chromium;
 mod serve_memento;
+mod serve_negotiation;
+mod serve_pages;
+mod serve_public;
+mod serve_twins;
 mod serve_vs_pywb;
 mod simulate;
 mod stats_archive;
 mod surt_interop;
+mod wacz_roundtrip;
 mod writer_roundtrip;
 mod zipnum_pywb;

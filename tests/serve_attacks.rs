@@ -183,9 +183,26 @@ fn malformed(server: &LdwarcServer) {
         "GET / HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n",
         "GET /\u{7f}x HTTP/1.1\r\nHost: x\r\n\r\n",
     ] {
-        let status = send_raw(server.port, raw.as_bytes()).map(|r| r.status);
+        let response = send_raw(server.port, raw.as_bytes());
+        let status = response.as_ref().map(|r| r.status);
         assert!(matches!(status, Ok(400 | 505)), "{raw:?}: {status:?}");
+        // A protocol error says what was wrong, as every other refusal does.
+        let response = response.expect("an answer");
+        assert!(!response.body.is_empty(), "{raw:?}: empty body");
+        assert_eq!(
+            response.header("content-type"),
+            Some("text/plain; charset=utf-8"),
+            "{raw:?}"
+        );
     }
+    // RFC 9112 §3.2: more than one Host field is a 400, with a reason.
+    let two_hosts = send_raw(
+        server.port,
+        b"GET / HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nConnection: close\r\n\r\n",
+    )
+    .expect("send");
+    assert_eq!(two_hosts.status, 400);
+    assert!(two_hosts.text().contains("Host"), "{}", two_hosts.text());
     // Still serving afterwards.
     assert_eq!(server.get("/").status, 200);
 }

@@ -30,6 +30,9 @@ struct Fixture {
     server: LdwarcServer,
     /// Distinct capture timestamps of Berlin, oldest first.
     stamps: Vec<String>,
+    /// The URL captured at each timestamp (Berlin's SURT also holds `www.` captures):
+    /// what `rel="original"` names.
+    urls: BTreeMap<String, String>,
 }
 
 fn fixture() -> Fixture {
@@ -43,14 +46,15 @@ fn fixture() -> Fixture {
     let server = LdwarcServer::start(&root, &[]);
     let timemap = server.get(&format!("/timemap/json/{BERLIN}"));
     assert_eq!(timemap.status, 200, "{}", timemap.text());
-    let mut stamps: Vec<String> = timemap
-        .text()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("JSON line");
-            v["timestamp"].as_str().expect("timestamp").to_string()
-        })
-        .collect();
+    let mut stamps: Vec<String> = Vec::new();
+    let mut urls = BTreeMap::new();
+    for line in timemap.text().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+        let stamp = v["timestamp"].as_str().expect("timestamp").to_string();
+        let url = v["url"].as_str().expect("url").to_string();
+        urls.entry(stamp.clone()).or_insert(url);
+        stamps.push(stamp);
+    }
     stamps.dedup();
     assert!(
         stamps.len() >= 3,
@@ -60,6 +64,7 @@ fn fixture() -> Fixture {
         _dir: dir,
         server,
         stamps,
+        urls,
     }
 }
 
@@ -80,11 +85,17 @@ fn base(server: &LdwarcServer) -> String {
     format!("http://127.0.0.1:{}", server.port)
 }
 
-fn assert_resource_links(server: &LdwarcServer, response: &HttpResponse, what: &str) {
+/// `original` names the URL as captured (`original`), `timegate` and `timemap` the request's.
+fn assert_resource_links(
+    server: &LdwarcServer,
+    response: &HttpResponse,
+    original: &str,
+    what: &str,
+) {
     let links = links_by_rel(response);
     assert_eq!(
         links["original"],
-        vec![(BERLIN.to_string(), None)],
+        vec![(original.to_string(), None)],
         "{what}"
     );
     assert_eq!(
@@ -140,7 +151,7 @@ fn timegate_rules(fixture: &Fixture) {
             response.header("memento-datetime").is_none(),
             "a TimeGate is not a memento"
         );
-        assert_resource_links(server, &response, "TimeGate");
+        assert_resource_links(server, &response, &fixture.urls[stamp], "TimeGate");
         let links = links_by_rel(&response);
         let chosen = (
             format!("{}/web/{stamp}/{BERLIN}", base(server)),
@@ -205,7 +216,7 @@ fn memento_headers(fixture: &Fixture) {
                 );
                 assert_eq!(response.header("content-security-policy"), Some("sandbox"));
             }
-            assert_resource_links(server, &response, &what);
+            assert_resource_links(server, &response, &fixture.urls[stamp], &what);
             let links = links_by_rel(&response);
             let uri = |s: &str| format!("{}/web/{s}{modifier}/{BERLIN}", base(server));
             let dated = |s: &str| (uri(s), Some(http_date_of(s)));
@@ -275,11 +286,8 @@ fn timemap_rules(fixture: &Fixture) {
             .any(|(rel, uri, _)| rel == "timegate"
                 && *uri == format!("{}/web/{BERLIN}", base(server)))
     );
-    assert!(
-        links
-            .iter()
-            .any(|(rel, uri, _)| rel == "original" && uri == BERLIN)
-    );
+    assert!(links.iter().any(|(rel, uri, _)| rel == "original"
+        && Some(uri) == fixture.stamps.last().map(|s| &fixture.urls[s])));
     let mementos: Vec<(String, String)> = links
         .iter()
         .filter(|(rel, _, _)| rel.ends_with("memento"))

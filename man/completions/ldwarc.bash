@@ -31,6 +31,9 @@ _ldwarc() {
             ldwarc,diff)
                 cmd="ldwarc__subcmd__diff"
                 ;;
+            ldwarc,export)
+                cmd="ldwarc__subcmd__export"
+                ;;
             ldwarc,gen-docs)
                 cmd="ldwarc__subcmd__gen__subcmd__docs"
                 ;;
@@ -39,6 +42,9 @@ _ldwarc() {
                 ;;
             ldwarc,history)
                 cmd="ldwarc__subcmd__history"
+                ;;
+            ldwarc,import)
+                cmd="ldwarc__subcmd__import"
                 ;;
             ldwarc,index)
                 cmd="ldwarc__subcmd__index"
@@ -88,6 +94,9 @@ _ldwarc() {
             ldwarc__subcmd__help,diff)
                 cmd="ldwarc__subcmd__help__subcmd__diff"
                 ;;
+            ldwarc__subcmd__help,export)
+                cmd="ldwarc__subcmd__help__subcmd__export"
+                ;;
             ldwarc__subcmd__help,gen-docs)
                 cmd="ldwarc__subcmd__help__subcmd__gen__subcmd__docs"
                 ;;
@@ -96,6 +105,9 @@ _ldwarc() {
                 ;;
             ldwarc__subcmd__help,history)
                 cmd="ldwarc__subcmd__help__subcmd__history"
+                ;;
+            ldwarc__subcmd__help,import)
+                cmd="ldwarc__subcmd__help__subcmd__import"
                 ;;
             ldwarc__subcmd__help,index)
                 cmd="ldwarc__subcmd__help__subcmd__index"
@@ -161,7 +173,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
+            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -360,6 +372,40 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__export)
+            opts="-h --root --wacz --url --from --to --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wacz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__gen__subcmd__docs)
             opts="-h --out --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -379,7 +425,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
+            opts="check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -462,6 +508,20 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__help__subcmd__gen__subcmd__docs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -491,6 +551,20 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -699,6 +773,24 @@ _ldwarc() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__import)
+            opts="-h --root --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1119,7 +1211,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__serve)
-            opts="-h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --zipnum --help"
+            opts="-h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --zipnum --cdx-block-captures --public --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1150,6 +1242,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --zipnum)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cdx-block-captures)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

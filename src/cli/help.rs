@@ -127,6 +127,42 @@ pub fn sections(path: &str) -> Option<Sections> {
             environment: none,
             files: &[("FILE", "a WARC or ARC file, gzipped per record or not")],
         },
+        "export" => Sections {
+            examples: &[
+                (
+                    "ldwarc export --wacz ld.wacz --root /data/ld",
+                    "the whole archive as a WACZ package",
+                ),
+                (
+                    "ldwarc export --wacz org.wacz --url '*.example.org' --from 2024 --to 2024",
+                    "one domain's captures of 2024",
+                ),
+            ],
+            exit_status: none,
+            environment: none,
+            files: &[
+                (
+                    "FILE.wacz",
+                    "WACZ 1.1.1: archive/ (WARC files), indexes/index.cdxj, pages/pages.jsonl, datapackage.json, datapackage-digest.json",
+                ),
+                ("<root>/warc/", "the WARC files copied into the package"),
+            ],
+        },
+        "import" => Sections {
+            examples: &[(
+                "ldwarc import --root /data/ld crawl.wacz",
+                "bring a WACZ package's WARC files into the archive and index them",
+            )],
+            exit_status: &[(
+                "2",
+                "a hash does not verify or the package is malformed; nothing is written",
+            )],
+            environment: none,
+            files: &[
+                ("<root>/warc/", "where the package's WARC files are copied"),
+                ("<root>/index/", "updated with the imported captures"),
+            ],
+        },
         "recover" => Sections {
             examples: &[(
                 "ldwarc recover --root /data/ld",

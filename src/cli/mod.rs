@@ -13,6 +13,7 @@ mod schedule_commands;
 mod serve_commands;
 mod stats_commands;
 mod verify;
+mod wacz_commands;
 mod warc_commands;
 
 use std::path::PathBuf;
@@ -173,6 +174,10 @@ enum Command {
     Recover(warc_commands::RecoverArgs),
     /// Plan re-crawling from the change models: (α, β)-currency periods and bandwidth.
     Plan(plan_commands::PlanArgs),
+    /// Package the archive (or a selection) as a WACZ file: WARCs, CDXJ index, pages, datapackage.
+    Export(wacz_commands::ExportArgs),
+    /// Bring a WACZ package's WARC files into the archive (hashes checked) and index them.
+    Import(wacz_commands::ImportArgs),
     /// Write man pages and shell completions generated from this command line definition.
     #[command(hide = true)]
     GenDocs {
@@ -200,6 +205,8 @@ pub fn run() -> i32 {
         Command::Plan(args) => plan_commands::plan(args),
         Command::Replay(args) => replay_commands::replay(args),
         Command::Serve(args) => serve_commands::serve(args),
+        Command::Export(args) => wacz_commands::export(args),
+        Command::Import(args) => wacz_commands::import(args),
         Command::Stats(args) => stats_commands::stats(args),
         Command::Simulate(args) => schedule_commands::simulate(args),
         Command::Monitor(args) => monitor_commands::monitor(args),

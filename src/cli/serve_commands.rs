@@ -15,7 +15,7 @@ pub struct ServeArgs {
     #[command(flatten)]
     roots: RootsArg,
     /// Address to listen on (port 0 picks a free port; the address is printed). Binding to a
-    /// non-loopback address needs --token.
+    /// non-loopback address needs --token, or --public.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
     bind: String,
     /// Secret every request must carry: `Authorization: Bearer <token>`, or `?token=<token>`
@@ -45,6 +45,14 @@ pub struct ServeArgs {
     /// capture index.
     #[arg(long, value_name = "PATH")]
     zipnum: Option<std::path::PathBuf>,
+    /// Without --zipnum, CDX pages (page, pageSize, showNumPages) are cut from the capture
+    /// index in blocks of this many captures, as a ZipNum index is; a page is pageSize blocks.
+    #[arg(long, default_value_t = 3000, value_name = "N")]
+    cdx_block_captures: usize,
+    /// Public read-only mode: serve the Wayback, CDX and Memento routes and the pages to
+    /// anyone, on any address, without a token; every other endpoint is refused.
+    #[arg(long, conflicts_with = "token")]
+    public: bool,
 }
 
 /// `ldwarc serve`: runs until killed. Exit status 2 for a configuration the server refuses.
@@ -60,6 +68,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
         request_time: args.request_timeout.max(Duration::from_millis(100)),
         head_time: args.head_timeout.max(Duration::from_millis(100)),
         max_cdx_rows: args.max_cdx_rows,
+        cdx_block_captures: args.cdx_block_captures.max(1),
         ..Limits::default()
     };
     let config = ServeConfig {
@@ -68,6 +77,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
         token: args.token,
         limits,
         zipnum: args.zipnum,
+        public: args.public,
     };
     match run(config) {
         Ok(()) => Ok(0),

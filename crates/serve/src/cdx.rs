@@ -25,6 +25,7 @@ use ldwarc_core::index::query::{
 use ldwarc_core::index::zipnum::{self, PageRequest, ZipNumIndex};
 
 use super::memento::http_date;
+use super::paging;
 use super::stream::{BodyWriter, Failure, small_inline_or_streamed, streamed};
 use super::{AppState, ExactUrl, State as AppStateRef, text_response};
 
@@ -139,17 +140,32 @@ fn answer_paging(
     question: PagingQuestion,
     out: &mut BodyWriter,
 ) -> Result<(), Failure> {
-    let zipnum = state.zipnum.as_ref().ok_or_else(no_zipnum)?;
     let bounds = Bounds::of(request);
     let page_size = request.page_size.unwrap_or(zipnum::DEFAULT_PAGE_SIZE);
-    match question {
-        PagingQuestion::NumPages => {
-            let info = zipnum
-                .page_info(&bounds.start, &bounds.end, page_size)
-                .map_err(paging_failure)?;
-            out.buffer().extend_from_slice(info.to_json().as_bytes());
-            out.buffer().push(b'\n');
+    if question == PagingQuestion::NumPages {
+        let info = match &state.zipnum {
+            Some(zipnum) => zipnum.page_info(&bounds.start, &bounds.end, page_size),
+            None => paging::page_info(
+                state.archive.merged_index(),
+                &bounds.start,
+                &bounds.end,
+                page_size,
+                state.limits.cdx_block_captures,
+            ),
         }
+        .map_err(paging_failure)?;
+        // The IA server answers the page count alone.
+        let text = match request.dialect {
+            Dialect::Pywb => info.to_json(),
+            Dialect::Ia => info.pages.to_string(),
+        };
+        out.buffer().extend_from_slice(text.as_bytes());
+        out.buffer().push(b'\n');
+        return Ok(());
+    }
+    let zipnum = state.zipnum.as_ref().ok_or_else(no_zipnum)?;
+    match question {
+        PagingQuestion::NumPages => {}
         PagingQuestion::PagedIndex => {
             let page = PageRequest {
                 page: request.page.unwrap_or(0),
@@ -173,8 +189,8 @@ fn answer_paging(
 fn no_zipnum() -> Failure {
     Failure::new(
         StatusCode::BAD_REQUEST,
-        "pagination (page, pageSize, showNumPages, showPagedIndex) needs a ZipNum index: \
-         start the server with --zipnum DIR (ldwarc cdx --zipnum DIR writes one)\n",
+        "showPagedIndex lists the blocks of a ZipNum index: start the server with \
+         --zipnum DIR (ldwarc cdx --zipnum DIR writes one)\n",
     )
 }
 
@@ -194,6 +210,8 @@ fn paging_failure(error: std::io::Error) -> Failure {
 enum CdxSource<'a> {
     Index(&'a MergedIndex),
     ZipNum(&'a ZipNumIndex, Option<PageRequest>),
+    /// One page of the capture index, cut in blocks of this many captures.
+    IndexPage(&'a MergedIndex, PageRequest, usize),
 }
 
 impl<'a> CdxSource<'a> {
@@ -207,7 +225,14 @@ impl<'a> CdxSource<'a> {
                     page_size: request.page_size.unwrap_or(zipnum::DEFAULT_PAGE_SIZE),
                 }),
             )),
-            None if paged => Err(no_zipnum()),
+            None if paged => Ok(CdxSource::IndexPage(
+                state.archive.merged_index(),
+                PageRequest {
+                    page: request.page.unwrap_or(0),
+                    page_size: request.page_size.unwrap_or(paging::DEFAULT_PAGE_SIZE),
+                },
+                state.limits.cdx_block_captures,
+            )),
             None => Ok(CdxSource::Index(state.archive.merged_index())),
         }
     }
@@ -235,6 +260,7 @@ pub(crate) fn parse_request(query_string: &str, dialect: Dialect) -> Result<CdxR
         paging_question: None,
     };
     let mut sort = None;
+    let mut reverse = false;
     for (name, value) in url::form_urlencoded::parse(query_string.as_bytes()) {
         let value = value.into_owned();
         match name.as_ref() {
@@ -244,6 +270,14 @@ pub(crate) fn parse_request(query_string: &str, dialect: Dialect) -> Result<CdxR
             "to" => query.to = Some(digits(&value, "to")?),
             "closest" => query.closest = Some(value),
             "sort" => sort = Some(value),
+            // pywb's boolean: anything but empty, 0, false, f or off.
+            "reverse" => {
+                reverse = !value.is_empty()
+                    && !matches!(
+                        value.to_ascii_lowercase().as_str(),
+                        "0" | "false" | "f" | "off"
+                    )
+            }
             "limit" => parse_limit(&value, &mut query, &mut request)?,
             "output" => request.output = parse_output(&value)?,
             "fl" | "fields" => {
@@ -281,6 +315,9 @@ pub(crate) fn parse_request(query_string: &str, dialect: Dialect) -> Result<CdxR
         None | Some("asc" | "ascending" | "") => SortOrder::Ascending,
         Some(other) => return Err(format!("sort={other} not supported")),
     };
+    if reverse && query.sort == SortOrder::Ascending {
+        query.sort = SortOrder::Reverse;
+    }
     if request.resume_after.is_some()
         && (query.closest.is_some() || query.sort != SortOrder::Ascending)
     {
@@ -313,15 +350,21 @@ fn parse_output(value: &str) -> Result<Output, String> {
     }
 }
 
+/// A `from`/`to` timestamp: digits, compared with the captures' as pywb compares them (as
+/// text, padded to 14 digits when shorter), so longer ones (`from` with microseconds) work
+/// and out-of-range parts (month 13) are simply later than every real date of their year.
 fn digits(value: &str, name: &str) -> Result<String, String> {
-    if value.len() <= 14 && value.bytes().all(|b| b.is_ascii_digit()) {
+    if value.len() <= MAX_TIMESTAMP_DIGITS && value.bytes().all(|b| b.is_ascii_digit()) {
         Ok(value.to_string())
     } else {
         Err(format!(
-            "{name}={value:?}: expected a timestamp of up to 14 digits"
+            "{name}={value:?}: expected a timestamp of up to {MAX_TIMESTAMP_DIGITS} digits"
         ))
     }
 }
+
+/// Longest `from`/`to` taken: 14 digits and a fraction of a second down to nanoseconds.
+const MAX_TIMESTAMP_DIGITS: usize = 23;
 
 fn number(value: &str, name: &str) -> Result<usize, String> {
     value
@@ -334,7 +377,8 @@ fn number(value: &str, name: &str) -> Result<usize, String> {
 fn parse_limit(value: &str, query: &mut CdxQuery, request: &mut CdxRequest) -> Result<(), String> {
     match value.trim().strip_prefix('-') {
         Some(last) => request.last = Some(number(last, "limit")?),
-        None => query.limit = Some(number(value, "limit")?),
+        // pywb reads `limit=0` as no limit.
+        None => query.limit = Some(number(value, "limit")?).filter(|&limit| limit > 0),
     }
     Ok(())
 }
@@ -458,6 +502,9 @@ impl Bounds {
                 Ok(())
             }
             CdxSource::Index(index) => index.scan_range(&self.start, Some(&self.end), visit),
+            CdxSource::IndexPage(index, page, block) => {
+                paging::scan_page(index, &self.start, &self.end, page, block, visit)
+            }
             CdxSource::ZipNum(zipnum, None) => {
                 zipnum.scan_range(&self.start, Some(&self.end), visit)
             }

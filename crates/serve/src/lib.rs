@@ -22,7 +22,11 @@ mod limits;
 mod listener;
 mod memento;
 mod pages;
+mod paging;
+mod protocol;
+pub mod public;
 mod replay;
+mod rewrite;
 mod stream;
 
 use std::net::SocketAddr;
@@ -39,7 +43,7 @@ use axum::routing::get;
 use ldwarc_core::index::Capture;
 use ldwarc_core::index::query::case_sensitive_key;
 use ldwarc_core::index::zipnum::ZipNumIndex;
-use ldwarc_core::replay::{ReplayArchive, ReplayError, is_replayable, sort_by_time};
+use ldwarc_core::replay::{ReplayArchive, ReplayError, is_replayable, own_captures, sort_by_time};
 use ldwarc_surt::surt;
 
 pub use limits::Limits;
@@ -59,6 +63,9 @@ pub struct ServeConfig {
     /// A ZipNum index to answer CDX queries from (with pagination) instead of the capture
     /// index; replay still uses the capture index.
     pub zipnum: Option<PathBuf>,
+    /// Public read-only mode: any address may be bound without a token (a public Wayback),
+    /// and only the read-only routes are served (see [`public`]).
+    pub public: bool,
 }
 
 /// Why the server could not start.
@@ -69,6 +76,9 @@ pub enum ServeError {
         "{0}: not a loopback address; binding there exposes the archive to the network, so give --token (or LDWARC_SERVE_TOKEN)"
     )]
     NeedsToken(SocketAddr),
+    /// Public mode serves everyone: a token would be given to no one.
+    #[error("--public serves everyone read-only and takes no --token (nor LDWARC_SERVE_TOKEN)")]
+    PublicWithToken,
     /// The archive could not be opened.
     #[error("{0}")]
     Archive(String),
@@ -82,6 +92,8 @@ pub(crate) struct AppState {
     pub(crate) archive: ReplayArchive,
     pub(crate) zipnum: Option<ZipNumIndex>,
     pub(crate) token: Option<String>,
+    /// Public read-only mode ([`public`]).
+    pub(crate) public: bool,
     pub(crate) limits: Limits,
     pub(crate) bind: SocketAddr,
     pub(crate) overview: std::sync::OnceLock<pages::Overview>,
@@ -91,8 +103,8 @@ pub(crate) struct AppState {
 pub(crate) type State = Arc<AppState>;
 
 impl AppState {
-    /// The replayable captures of exactly `url` (case-sensitive beyond the SURT), oldest
-    /// first: what `ReplayArchive::captures` answers, found by one term lookup instead of a
+    /// The replayable captures of exactly `url` (case-sensitive beyond the SURT; of twins,
+    /// those spelled as `url`), oldest first: what `ReplayArchive::captures` answers, found by one term lookup instead of a
     /// range scan over every segment's term stream (the urlkey of one URL is one term).
     pub(crate) fn captures(&self, url: &str) -> Result<Vec<Capture>, ReplayError> {
         let mut captures = self
@@ -102,6 +114,7 @@ impl AppState {
             .map_err(ReplayError::io)?;
         let exact = ExactUrl::new(url);
         captures.retain(|c| is_replayable(c) && exact.matches(c));
+        let mut captures = own_captures(url, captures);
         sort_by_time(&mut captures);
         Ok(captures)
     }
@@ -130,7 +143,11 @@ impl ExactUrl {
 
 /// Opens the archive and checks the configuration (the token rule) without binding.
 fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
-    if !config.bind.ip().is_loopback() && config.token.as_deref().is_none_or(str::is_empty) {
+    let token_given = config.token.as_deref().is_some_and(|t| !t.is_empty());
+    if config.public && token_given {
+        return Err(ServeError::PublicWithToken);
+    }
+    if !config.public && !config.bind.ip().is_loopback() && !token_given {
         return Err(ServeError::NeedsToken(config.bind));
     }
     let archive =
@@ -144,7 +161,8 @@ fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
     Ok(Arc::new(AppState {
         archive,
         zipnum,
-        token: config.token.clone(),
+        token: config.token.clone().filter(|_| !config.public),
+        public: config.public,
         limits: config.limits.clone(),
         bind: config.bind,
         overview: std::sync::OnceLock::new(),
@@ -189,14 +207,19 @@ pub fn run(config: ServeConfig) -> Result<(), ServeError> {
         let listener = tokio::net::TcpListener::bind(config.bind).await?;
         let address = listener.local_addr()?;
         println!(
-            "ldwarc serve: listening on http://{address} (archive {}, {} captures)",
+            "ldwarc serve: listening on http://{address} (archive {}, {} captures{})",
             config
                 .roots
                 .iter()
                 .map(|root| root.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
-            state.archive.merged_index().len()
+            state.archive.merged_index().len(),
+            if state.public {
+                "; public, read-only"
+            } else {
+                ""
+            }
         );
         use std::io::Write as _;
         std::io::stdout().flush()?;
@@ -306,8 +329,24 @@ mod tests {
             token: None,
             limits: Limits::default(),
             zipnum: None,
+            public: false,
         };
         assert!(matches!(prepare(&config), Err(ServeError::NeedsToken(_))));
+        // Public mode binds anywhere without a token (then fails on the missing archive),
+        // and refuses one.
+        let public = ServeConfig {
+            public: true,
+            ..config.clone()
+        };
+        assert!(matches!(prepare(&public), Err(ServeError::Archive(_))));
+        let public_with_token = ServeConfig {
+            token: Some("secret".into()),
+            ..public
+        };
+        assert!(matches!(
+            prepare(&public_with_token),
+            Err(ServeError::PublicWithToken)
+        ));
         let loopback = ServeConfig {
             bind: "127.0.0.1:8080".parse().unwrap(),
             ..config

@@ -33,6 +33,9 @@ pub struct Limits {
     /// captures, or the whole selection of orders other than the index's (`sort=reverse`,
     /// `closest`, `limit=-N`). Answers in the index's order stream whatever their size.
     pub max_cdx_rows: usize,
+    /// Captures per block when CDX pages are cut from the capture index (a server without
+    /// a ZipNum index): a page is `pageSize` such blocks, as a ZipNum page is of its blocks.
+    pub cdx_block_captures: usize,
 }
 
 impl Default for Limits {
@@ -44,6 +47,7 @@ impl Default for Limits {
             request_time: Duration::from_secs(20),
             head_time: Duration::from_secs(20),
             max_cdx_rows: 250_000,
+            cdx_block_captures: ldwarc_core::index::zipnum::DEFAULT_LINES_PER_BLOCK,
         }
     }
 }
@@ -55,6 +59,11 @@ pub(crate) async fn guard(
     next: Next,
 ) -> Response {
     if let Some(refusal) = refuse(&state.limits, &request) {
+        return refusal;
+    }
+    if state.public
+        && let Some(refusal) = super::public::refuse(&request)
+    {
         return refusal;
     }
     let mut set_cookie = None;
@@ -113,6 +122,13 @@ fn refuse(limits: &Limits, request: &Request<Body>) -> Option<Response> {
         return Some(text_response(
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             "request head too large\n",
+        ));
+    }
+    // RFC 9112 §3.2: a request with more than one Host field is answered 400.
+    if headers.get_all(header::HOST).iter().count() > 1 {
+        return Some(text_response(
+            StatusCode::BAD_REQUEST,
+            "more than one Host header field\n",
         ));
     }
     if request.method() != Method::GET && request.method() != Method::HEAD {
@@ -229,6 +245,13 @@ mod tests {
             .body(Body::empty())
             .unwrap();
         assert_eq!(status(with_body), Some(StatusCode::PAYLOAD_TOO_LARGE));
+        let two_hosts = Request::builder()
+            .uri("/")
+            .header("host", "a.example")
+            .header("host", "b.example")
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(status(two_hosts), Some(StatusCode::BAD_REQUEST));
     }
 
     #[test]

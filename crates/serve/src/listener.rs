@@ -80,6 +80,9 @@ pub(crate) struct HeadDeadline<S> {
     /// How much of a blank line (`\n\n` or `\n\r\n`) the bytes read so far end with.
     blank_line: u8,
     timer: Pin<Box<Sleep>>,
+    /// Bytes taken from the writer but not yet written: an answer of hyper's own, given its
+    /// reason ([`super::protocol::explained`]).
+    pending: Vec<u8>,
 }
 
 impl<S> HeadDeadline<S> {
@@ -93,6 +96,7 @@ impl<S> HeadDeadline<S> {
             awaiting_head: true,
             blank_line: 0,
             timer: Box::pin(tokio::time::sleep_until(since + head_time)),
+            pending: Vec::new(),
         }
     }
 
@@ -164,6 +168,23 @@ impl<S: AsyncRead + Unpin> AsyncRead for HeadDeadline<S> {
     }
 }
 
+impl<S: AsyncWrite + Unpin> HeadDeadline<S> {
+    /// Writes the pending bytes; ready once none are left.
+    fn drain(&mut self, context: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while !self.pending.is_empty() {
+            match Pin::new(&mut self.inner).poll_write(context, &self.pending) {
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(written)) => {
+                    self.pending.drain(..written);
+                }
+                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
 impl<S: AsyncWrite + Unpin> AsyncWrite for HeadDeadline<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
@@ -171,6 +192,16 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for HeadDeadline<S> {
         bytes: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
+        if let Some(replacement) = super::protocol::explained(bytes) {
+            // hyper's own answer: taken whole, written with its reason by `drain`.
+            this.pending = replacement;
+            this.wrote(bytes.len(), context);
+            let _ = this.drain(context);
+            return Poll::Ready(Ok(bytes.len()));
+        }
+        if this.drain(context)?.is_pending() {
+            return Poll::Pending;
+        }
         let result = Pin::new(&mut this.inner).poll_write(context, bytes);
         if let Poll::Ready(Ok(written)) = result {
             this.wrote(written, context);
@@ -184,6 +215,16 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for HeadDeadline<S> {
         buffers: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
+        let mut filled = buffers.iter().filter(|b| !b.is_empty());
+        if let (Some(only), None) = (filled.next(), filled.next())
+            && super::protocol::explained(only).is_some()
+        {
+            let only: &[u8] = only;
+            return Pin::new(this).poll_write(context, only);
+        }
+        if this.drain(context)?.is_pending() {
+            return Poll::Pending;
+        }
         let result = Pin::new(&mut this.inner).poll_write_vectored(context, buffers);
         if let Poll::Ready(Ok(written)) = result {
             this.wrote(written, context);
@@ -196,10 +237,16 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for HeadDeadline<S> {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.drain(context)?.is_pending() {
+            return Poll::Pending;
+        }
         Pin::new(&mut self.inner).poll_flush(context)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.drain(context)?.is_pending() {
+            return Poll::Pending;
+        }
         Pin::new(&mut self.inner).poll_shutdown(context)
     }
 }

@@ -73,10 +73,11 @@ impl MementoSet {
         format!("{}/timemap/link/{}", self.base, self.url)
     }
 
-    /// `original`, `timegate` and `timemap` links.
-    fn resource_links(&self) -> Vec<String> {
+    /// `original` (the URL as captured, which may differ from the request's in scheme or
+    /// host), `timegate` and `timemap` links.
+    fn resource_links(&self, original: &str) -> Vec<String> {
         vec![
-            format!("<{}>; rel=\"original\"", self.url),
+            format!("<{original}>; rel=\"original\""),
             format!("<{}>; rel=\"timegate\"", self.timegate_uri()),
             format!(
                 "<{}>; rel=\"timemap\"; type=\"application/link-format\"",
@@ -88,7 +89,8 @@ impl MementoSet {
     /// The `Link` header of the memento at `position` (or of a TimeGate pointing at it):
     /// original, timegate, timemap, and first/last/prev/next/this memento.
     pub fn link_header(&self, position: usize, modifier: &str) -> String {
-        let mut links = self.resource_links();
+        let original = self.captures.get(position).map_or(&self.url, |c| &c.url);
+        let mut links = self.resource_links(original);
         let last = self.captures.len().saturating_sub(1);
         let mut marked: Vec<(usize, Vec<&str>)> = Vec::new();
         let mut mark =
@@ -139,7 +141,7 @@ impl MementoSet {
             http_date(&last.timestamp)
         )];
         lines.extend(
-            self.resource_links()
+            self.resource_links(&last.url)
                 .into_iter()
                 .filter(|l| !l.contains("\"timemap\"")),
         );

@@ -269,22 +269,77 @@ pub(crate) async fn capture(
     .await
 }
 
-/// The capture page: header fields, triples, other syntaxes.
-pub(crate) fn capture_page(
-    set: &MementoSet,
-    capture: &Capture,
-    archived: &ArchivedResponse,
-    parsed: &ParsedGraph,
-) -> String {
-    let mut headers = String::new();
+/// Rows of a header-field table.
+fn header_rows(archived: &ArchivedResponse) -> String {
+    let mut rows = String::new();
     for (name, value) in &archived.head.headers {
         let _ = write!(
-            headers,
+            rows,
             "<tr><th>{}</th><td class=\"term\">{}</td></tr>",
             escape(name),
             escape(value)
         );
     }
+    rows
+}
+
+/// Links to the previous and next mementos of the set, for stepping through captures.
+fn capture_navigation(set: &MementoSet, capture: &Capture) -> String {
+    let Some(position) = set.position_of(&capture.timestamp) else {
+        return String::new();
+    };
+    let link = |index: usize, label: &str, rel: &str| {
+        set.captures.get(index).map_or(String::new(), |other| {
+            format!(
+                "<a rel=\"{rel}\" href=\"/capture?url={}&amp;ts={}\">{label} {}</a>",
+                encode_component(&set.url),
+                other.timestamp,
+                escape(&http_date(&other.timestamp))
+            )
+        })
+    };
+    let previous = position
+        .checked_sub(1)
+        .map_or(String::new(), |p| link(p, "←", "prev"));
+    format!(
+        "<p class=\"captures\">{previous} <span>capture {} of {}</span> {}</p>",
+        position + 1,
+        set.captures.len(),
+        link(position + 1, "→", "next")
+    )
+}
+
+/// The capture page: header fields, triples, other syntaxes, and links to the previous and
+/// next captures. `revisit` is the archived `304` exchange when the capture is a
+/// server-not-modified revisit (then `archived` and `parsed` are its original's).
+pub(crate) fn capture_page(
+    set: &MementoSet,
+    capture: &Capture,
+    archived: &ArchivedResponse,
+    parsed: &ParsedGraph,
+    revisit: Option<&ArchivedResponse>,
+) -> String {
+    let mut headers = header_rows(revisit.unwrap_or(archived));
+    let revisit_note = revisit.map_or(String::new(), |_| {
+        let original = capture
+            .refers_to_timestamp
+            .as_deref()
+            .map_or("an earlier capture".to_string(), |t| {
+                format!(
+                    "the capture of <a href=\"/capture?url={}&amp;ts={t}\">{}</a>",
+                    encode_component(&set.url),
+                    escape(&http_date(t))
+                )
+            });
+        headers.push_str(&format!(
+            "<tr><th colspan=\"2\">header fields of the original</th></tr>{}",
+            header_rows(archived)
+        ));
+        format!(
+            "<p class=\"revisit\">A revisit: the server answered <strong>304 Not Modified</strong>, \
+             so the document was unchanged since {original}; its statements are shown.</p>"
+        )
+    });
     let graph = &parsed.graph;
     let mut triples = String::new();
     for quad in graph.quads().iter().take(PAGE_ROWS) {
@@ -294,8 +349,20 @@ pub(crate) fn capture_page(
             .collect();
         let _ = write!(triples, "<tr>{}</tr>", terms.join(""));
     }
+    let shown = graph.len().min(PAGE_ROWS);
+    let cut = if graph.len() > PAGE_ROWS {
+        format!(
+            "<p class=\"cut\">The first {shown} of {} statements are shown; every one is in \
+             the syntaxes above.</p>",
+            graph.len()
+        )
+    } else {
+        String::new()
+    };
+    // A document with named graphs is offered only in the syntaxes that keep them.
     let syntaxes: Vec<String> = OutputFormat::ALL
         .iter()
+        .filter(|f| f.has_graphs() || !graph.has_named_graphs())
         .map(|f| {
             format!(
                 "<a href=\"/render?url={}&amp;ts={}&amp;format={}\">{}</a>",
@@ -306,14 +373,27 @@ pub(crate) fn capture_page(
             )
         })
         .collect();
+    let warning = parsed.error.as_ref().map_or(String::new(), |error| {
+        format!(
+            "<p class=\"warning\"><strong>This payload does not parse whole</strong> as {}: {}. \
+             The statements before the error are shown.</p>",
+            parsed.syntax.name(),
+            escape(error)
+        )
+    });
     let body = format!(
-        "<p><code>{url}</code> as captured {date} (HTTP {status}, {syntax}, {count} statements).</p>\
+        "{navigation}{warning}{revisit_note}<p><code>{url}</code> as captured {date} (HTTP {status}, {syntax}, {count} statements).</p>\
          <p>Other syntaxes: {links} · <a href=\"{raw}\">archived bytes</a> · <a href=\"/timeline?url={enc}\">timeline</a></p>\
          <h2>Archived header fields</h2><table>{headers}</table>\
-         <h2>Statements</h2><table id=\"triples\"><tr><th>subject</th><th>predicate</th><th>object</th></tr>{triples}</table>",
+         <h2>Statements</h2><table id=\"triples\"><tr><th>subject</th><th>predicate</th><th>object</th></tr>{triples}</table>{cut}",
+        navigation = capture_navigation(set, capture),
         url = escape(&capture.url),
         date = escape(&http_date(&capture.timestamp)),
-        status = archived.head.status.map_or("-".into(), |s| s.to_string()),
+        status = revisit
+            .unwrap_or(archived)
+            .head
+            .status
+            .map_or("-".into(), |s| s.to_string()),
         syntax = parsed.syntax.name(),
         count = graph.len(),
         links = syntaxes.join(" "),

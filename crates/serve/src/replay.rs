@@ -19,9 +19,10 @@ use ldwarc_core::replay::{
     ArchivedResponse, MAX_PAYLOAD_BYTES, Pick, ReplayDate, ReplayError, pick_capture,
     read_response, redirect_target,
 };
-use ldwarc_rdf::{OutputFormat, write_graph};
+use ldwarc_rdf::{OutputFormat, ParsedGraph, Syntax, decode_content, write_graph};
 
 use super::memento::{MementoSet, archived_url, http_date, parse_accept_datetime};
+use super::rewrite::rewrite_html;
 use super::{AppState, State as AppStateRef, base_url, blocking, inline, pages, text_response};
 
 /// What a path under `/web/` asks for.
@@ -311,13 +312,32 @@ fn negotiated(
         .to_string();
     let parsed = match state.archive.parse(capture, &archived) {
         Ok(parsed) => parsed,
+        Err(ReplayError::NotRdf { .. }) if is_html(archived.head.header("content-type")) => {
+            return browsable_page(set, capture, archived);
+        }
         Err(ReplayError::NotRdf { .. } | ReplayError::Rdf(_) | ReplayError::Decode { .. }) => {
             return raw(set, capture, archived, "");
         }
         Err(error) => return text_response(StatusCode::BAD_GATEWAY, &format!("{error}\n")),
     };
-    if prefers_html(&accept) {
-        let page = pages::capture_page(set, capture, &archived, &parsed);
+    let not_graph = not_a_graph(&parsed, archived.head.header("content-type"));
+    // A person sees a broken document's statements with the error said; a program is
+    // served it as archived, never as a graph it is not (or only part of).
+    let html = prefers_html(&accept);
+    if let Some(reason) = not_graph
+        && !(html && parsed.error.is_some())
+    {
+        let mut response = raw(set, capture, archived, "");
+        insert(&mut response, HeaderName::from_static(RDF_ERROR), &reason);
+        insert(&mut response, header::VARY, "accept");
+        return response;
+    }
+    if html {
+        // A 304 revisit's page shows the exchange archived, not only its original's.
+        let revisit = (capture.record_type == "revisit" && capture.status == Some(304))
+            .then(|| archived_response(state, capture, false).ok())
+            .flatten();
+        let page = pages::capture_page(set, capture, &archived, &parsed, revisit.as_ref());
         let mut response = super::response(
             StatusCode::OK,
             "text/html; charset=utf-8",
@@ -326,21 +346,25 @@ fn negotiated(
         insert(&mut response, header::VARY, "accept");
         return response;
     }
+    // Named graphs are offered only in the syntaxes that keep them.
+    let fits = |f: &OutputFormat| f.has_graphs() || !parsed.graph.has_named_graphs();
     let mut offered: Vec<OutputFormat> = OutputFormat::ALL
         .into_iter()
-        .filter(|f| f.syntax() == parsed.syntax)
+        .filter(|f| f.syntax() == parsed.syntax && fits(f))
         .collect();
     offered.extend(
         OutputFormat::ALL
             .into_iter()
-            .filter(|f| f.syntax() != parsed.syntax),
+            .filter(|f| f.syntax() != parsed.syntax && fits(f)),
     );
     let Some(format) = OutputFormat::negotiate(&accept, &offered) else {
         let types: Vec<&str> = offered.iter().map(|f| f.media_type()).collect();
-        return text_response(
+        let mut response = text_response(
             StatusCode::NOT_ACCEPTABLE,
             &format!("this memento is available as {}\n", types.join(", ")),
         );
+        insert(&mut response, header::VARY, "accept");
+        return response;
     };
     let mut body = Vec::new();
     if let Err(error) = write_graph(&parsed.graph, format, Some(&capture.url), &mut body) {
@@ -350,6 +374,66 @@ fn negotiated(
     let mut response = super::response(StatusCode::OK, &content_type, body);
     insert(&mut response, header::VARY, "accept");
     response
+}
+
+/// Whether a `Content-Type` is HTML or XHTML.
+fn is_html(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|value| {
+        let essence = value.split(';').next().unwrap_or("").trim();
+        essence.eq_ignore_ascii_case("text/html")
+            || essence.eq_ignore_ascii_case("application/xhtml+xml")
+    })
+}
+
+/// An archived HTML page as the archived answer, its links rewritten into the archive
+/// ([`rewrite_html`]) so that it can be browsed; `Content-Encoding` undone to do so. A
+/// payload that cannot be decoded is served as archived.
+fn browsable_page(set: &MementoSet, capture: &Capture, mut archived: ArchivedResponse) -> Response {
+    let encoding = archived.head.header("content-encoding").map(String::from);
+    let Ok(decoded) = decode_content(encoding.as_deref(), &archived.payload, MAX_PAYLOAD_BYTES)
+    else {
+        return raw(set, capture, archived, "");
+    };
+    archived.payload = rewrite_html(&decoded, &capture.url, &capture.timestamp);
+    let mut response = raw(set, capture, archived, "");
+    response.headers_mut().remove(header::CONTENT_ENCODING);
+    response
+}
+
+/// The header naming why a negotiated memento was served as archived instead of as a graph.
+pub(crate) const RDF_ERROR: &str = "x-ldwarc-rdf-error";
+
+/// Why a parsed capture is not served as a graph: its RDF did not parse whole (a partial
+/// graph would pass for the document), or it yielded no statement from a payload not
+/// declared as RDF (plain JSON read as JSON-LD, generic XML): not RDF at all.
+fn not_a_graph(parsed: &ParsedGraph, content_type: Option<&str>) -> Option<String> {
+    if let Some(error) = &parsed.error {
+        return Some(format!(
+            "the {} payload does not parse whole: {}",
+            parsed.syntax.name(),
+            error.replace(['\r', '\n'], " ")
+        ));
+    }
+    let declared_rdf = content_type
+        .and_then(Syntax::from_media_type)
+        .is_some_and(|_| !content_type.is_some_and(is_generic_xml));
+    (parsed.graph.is_empty() && !declared_rdf).then(|| {
+        format!(
+            "no RDF statement in a payload of type {}",
+            content_type.unwrap_or("none")
+        )
+    })
+}
+
+/// `application/xml` and `text/xml`: RDF/XML only when the document says so.
+fn is_generic_xml(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/xml" || essence == "text/xml"
 }
 
 /// Whether `Accept` names an HTML type at least as strongly as any RDF type it names.

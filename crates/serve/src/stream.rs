@@ -282,6 +282,7 @@ mod tests {
             archive,
             zipnum: None,
             token: None,
+            public: false,
             limits: Limits {
                 request_time: Duration::from_secs(2),
                 ..Limits::default()

@@ -10,6 +10,8 @@ mod history;
 pub(crate) mod parallel;
 mod record;
 mod resolve;
+mod twins;
+pub mod wacz;
 
 pub use dataset::{
     DatasetDiffSummary, DocumentChange, DocumentDiff, Scope, SnapshotFormat, SnapshotSummary,
@@ -23,3 +25,4 @@ pub use resolve::{
     Document, MAX_PAYLOAD_BYTES, MAX_REDIRECTS, Pick, ReplayArchive, Resolution, is_replayable,
     pick_capture, redirect_target, sort_by_time,
 };
+pub use twins::own_captures;

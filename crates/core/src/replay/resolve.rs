@@ -140,6 +140,7 @@ impl ReplayArchive {
     pub fn captures(&self, url: &str) -> Result<Vec<Capture>, ReplayError> {
         let mut captures = run_query(&self.index, &CdxQuery::new(url)).map_err(ReplayError::io)?;
         captures.retain(is_replayable);
+        let mut captures = super::own_captures(url, captures);
         sort_by_time(&mut captures);
         Ok(captures)
     }

@@ -1,0 +1,578 @@
+//! WACZ 1.1.1 packages (Web Archive Collection Zipped): an archive, or a selection of it,
+//! as one file ReplayWeb.page opens, and WACZ files made elsewhere (browsertrix-crawler,
+//! py-wacz) brought into an archive.
+//!
+//! A package holds `archive/` (the WARC files, stored uncompressed in the zip: they are
+//! gzip already), `indexes/index.cdxj` (the selected captures, file names relative to
+//! `archive/`), `pages/pages.jsonl` (one line per captured document, titled from its graph
+//! where it has a title), `datapackage.json` (every file with its size and SHA-256) and
+//! `datapackage-digest.json` (the SHA-256 of `datapackage.json`). WARC files keep their
+//! names; each resource of a WARC file also records its path under the archive's `warc/`
+//! (`ldwarcPath`), so importing a package ldwarc wrote puts every file back where it was
+//! and the imported archive's index equals the original's.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{self, File};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use chrono::{SecondsFormat, Utc};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use zip::CompressionMethod;
+use zip::write::SimpleFileOptions;
+
+use crate::index::Capture;
+use crate::index::cdxj::cdxj_line;
+use crate::index::query::{CdxQuery, run_query};
+use ldwarc_warc::time::parse_wayback_timestamp;
+
+use super::{Pick, ReplayArchive, ReplayDate, is_replayable};
+
+/// The WACZ version written.
+pub const WACZ_VERSION: &str = "1.1.1";
+
+/// Predicates whose literal names a document in `pages.jsonl`, most specific first.
+const TITLE_PREDICATES: &[&str] = &[
+    "<http://purl.org/dc/terms/title>",
+    "<http://purl.org/dc/elements/1.1/title>",
+    "<https://schema.org/name>",
+    "<http://schema.org/name>",
+    "<http://www.w3.org/2004/02/skos/core#prefLabel>",
+    "<http://xmlns.com/foaf/0.1/name>",
+    "<http://www.w3.org/2000/01/rdf-schema#label>",
+];
+
+/// What a package holds.
+#[derive(Debug, Clone, Default)]
+pub struct WaczSelection {
+    /// A URL pattern as `ldwarc query` takes it (`example.org/*`, `*.example.org`, or one
+    /// URL); `None`: every capture.
+    pub url: Option<String>,
+    /// Captures at or after this timestamp (1–14 digits, padded as pywb pads).
+    pub from: Option<String>,
+    /// Captures at or before this timestamp.
+    pub to: Option<String>,
+}
+
+/// What [`export_wacz`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaczSummary {
+    /// Captures in the package's index.
+    pub captures: usize,
+    /// WARC files copied.
+    pub files: usize,
+    /// Lines of `pages.jsonl` after its header (captured documents).
+    pub pages: usize,
+}
+
+/// Writes the selected captures of `archive`, with the WARC files holding them (and the
+/// originals of their revisits), as a WACZ package at `out` (written beside it, then
+/// renamed: nothing is left behind on failure).
+pub fn export_wacz(
+    archive: &ReplayArchive,
+    selection: &WaczSelection,
+    out: &Path,
+) -> io::Result<WaczSummary> {
+    let captures = selected(archive, selection)?;
+    if captures.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "no capture matches the selection: nothing to package",
+        ));
+    }
+    let files = files_of(&captures);
+    let names = zip_names(&files);
+    let partial = out.with_extension("wacz.partial");
+    let result = write_package(archive, &captures, &files, &names, &partial);
+    match result {
+        Ok(pages) => {
+            fs::rename(&partial, out)?;
+            Ok(WaczSummary {
+                captures: captures.len(),
+                files: files.len(),
+                pages,
+            })
+        }
+        Err(error) => {
+            let _ = fs::remove_file(&partial);
+            Err(error)
+        }
+    }
+}
+
+fn selected(archive: &ReplayArchive, selection: &WaczSelection) -> io::Result<Vec<Capture>> {
+    let mut captures = Vec::new();
+    match &selection.url {
+        Some(url) => {
+            let query = CdxQuery {
+                from: selection.from.clone(),
+                to: selection.to.clone(),
+                ..CdxQuery::new(url)
+            };
+            captures = run_query(archive.merged_index(), &query)?;
+        }
+        None => {
+            let query = CdxQuery {
+                from: selection.from.clone(),
+                to: selection.to.clone(),
+                ..CdxQuery::new("")
+            };
+            let mut all = Vec::new();
+            archive
+                .merged_index()
+                .scan_range("", None, |c| all.push(c))?;
+            captures.extend(crate::index::query::apply(all, &query));
+        }
+    }
+    captures.sort_by_cached_key(cdxj_line);
+    Ok(captures)
+}
+
+/// The WARC files (paths under `warc/`) the captures and their revisits' originals lie in.
+fn files_of(captures: &[Capture]) -> BTreeSet<String> {
+    let mut files = BTreeSet::new();
+    for capture in captures {
+        files.insert(capture.filename.clone());
+        if let Some(original) = &capture.original {
+            files.insert(original.filename.clone());
+        }
+    }
+    files
+}
+
+/// The name of each file inside `archive/`: its own name, made unique with a number when
+/// two directories hold files of one name (WACZ readers expect `archive/` flat).
+fn zip_names(files: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let mut taken = BTreeSet::new();
+    let mut names = BTreeMap::new();
+    for file in files {
+        let base = file.rsplit('/').next().unwrap_or(file).to_string();
+        let mut name = base.clone();
+        let mut n = 1;
+        while !taken.insert(name.clone()) {
+            name = format!("{n}-{base}");
+            n += 1;
+        }
+        names.insert(file.clone(), name);
+    }
+    names
+}
+
+/// One file of the package as `datapackage.json` lists it.
+struct Resource {
+    path: String,
+    hash: String,
+    bytes: u64,
+    ldwarc_path: Option<String>,
+}
+
+/// A writer that hashes what passes through it.
+struct Hashing<W> {
+    inner: W,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(buffer)?;
+        self.hasher.update(&buffer[..written]);
+        self.bytes += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn sha256_hex(digest: impl AsRef<[u8]>) -> String {
+    let mut text = String::from("sha256:");
+    for byte in digest.as_ref() {
+        text.push_str(&format!("{byte:02x}"));
+    }
+    text
+}
+
+fn zip_error(error: zip::result::ZipError) -> io::Error {
+    io::Error::other(error.to_string())
+}
+
+/// Writes the package; returns the number of pages.
+fn write_package(
+    archive: &ReplayArchive,
+    captures: &[Capture],
+    files: &BTreeSet<String>,
+    names: &BTreeMap<String, String>,
+    out: &Path,
+) -> io::Result<usize> {
+    let mut zip = zip::ZipWriter::new(BufWriter::new(File::create(out)?));
+    let stored = SimpleFileOptions::default()
+        .compression_method(CompressionMethod::Stored)
+        .large_file(true);
+    let deflated = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
+    let mut resources = Vec::new();
+    for file in files {
+        let name = format!("archive/{}", names[file]);
+        let path = super::warc_path(archive.root_of(file), file)?;
+        zip.start_file(name.clone(), stored).map_err(zip_error)?;
+        let mut hashing = Hashing {
+            inner: &mut zip,
+            hasher: Sha256::new(),
+            bytes: 0,
+        };
+        io::copy(&mut BufReader::new(File::open(&path)?), &mut hashing)?;
+        resources.push(Resource {
+            path: name,
+            hash: sha256_hex(hashing.hasher.finalize()),
+            bytes: hashing.bytes,
+            ldwarc_path: Some(file.clone()),
+        });
+    }
+    let mut index = String::new();
+    for capture in captures {
+        let renamed = Capture {
+            filename: names[&capture.filename].clone(),
+            ..capture.clone()
+        };
+        index.push_str(&cdxj_line(&renamed));
+        index.push('\n');
+    }
+    let (pages, page_count) = pages_jsonl(archive, captures);
+    for (name, bytes) in [
+        ("indexes/index.cdxj", index.into_bytes()),
+        ("pages/pages.jsonl", pages.into_bytes()),
+    ] {
+        zip.start_file(name, deflated).map_err(zip_error)?;
+        zip.write_all(&bytes)?;
+        resources.push(Resource {
+            path: name.to_string(),
+            hash: sha256_hex(Sha256::digest(&bytes)),
+            bytes: bytes.len() as u64,
+            ldwarc_path: None,
+        });
+    }
+    let package = datapackage(&resources);
+    zip.start_file("datapackage.json", deflated)
+        .map_err(zip_error)?;
+    zip.write_all(package.as_bytes())?;
+    let digest = json!({
+        "path": "datapackage.json",
+        "hash": sha256_hex(Sha256::digest(package.as_bytes())),
+    });
+    zip.start_file("datapackage-digest.json", deflated)
+        .map_err(zip_error)?;
+    zip.write_all(serde_json::to_string_pretty(&digest)?.as_bytes())?;
+    zip.finish().map_err(zip_error)?.flush()?;
+    Ok(page_count)
+}
+
+fn datapackage(resources: &[Resource]) -> String {
+    let resources: Vec<Value> = resources
+        .iter()
+        .map(|r| {
+            let mut entry = json!({
+                "name": r.path.rsplit('/').next().unwrap_or(&r.path).to_lowercase(),
+                "path": r.path,
+                "hash": r.hash,
+                "bytes": r.bytes,
+            });
+            if let Some(path) = &r.ldwarc_path {
+                entry["ldwarcPath"] = json!(path);
+            }
+            entry
+        })
+        .collect();
+    let package = json!({
+        "profile": "data-package",
+        "resources": resources,
+        "created": Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true),
+        "wacz_version": WACZ_VERSION,
+        "software": format!("ldwarc {}", env!("CARGO_PKG_VERSION")),
+    });
+    serde_json::to_string_pretty(&package).unwrap_or_default()
+}
+
+/// `pages.jsonl`: the header line, then each captured document (a URL with a successful
+/// replayable capture) at its first capture, titled from its latest graph when it has one.
+fn pages_jsonl(archive: &ReplayArchive, captures: &[Capture]) -> (String, usize) {
+    let mut first: BTreeMap<&str, &Capture> = BTreeMap::new();
+    for capture in captures
+        .iter()
+        .filter(|c| is_replayable(c) && c.status.is_some_and(|s| (200..300).contains(&s)))
+    {
+        let entry = first.entry(capture.url.as_str()).or_insert(capture);
+        if capture.timestamp < entry.timestamp {
+            *entry = capture;
+        }
+    }
+    let mut text =
+        json!({"format": "json-pages-1.0", "id": "pages", "title": "All Pages"}).to_string();
+    text.push('\n');
+    for (url, capture) in &first {
+        let ts = parse_wayback_timestamp(&capture.timestamp)
+            .map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
+            .unwrap_or_default();
+        // A stable id per document (WACZ pages carry one; table validators need a column
+        // the header line also has).
+        let id = sha256_hex(Sha256::digest(url.as_bytes()));
+        let mut line = json!({"id": &id["sha256:".len()..][..32], "url": url, "ts": ts});
+        if let Some(title) = title_of(archive, url) {
+            line["title"] = json!(title);
+        }
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    (text, first.len())
+}
+
+/// The title a document's latest graph gives itself (or, failing that, anything in it).
+fn title_of(archive: &ReplayArchive, url: &str) -> Option<String> {
+    let date = ReplayDate::parse("29991231235959").ok()?;
+    let document = archive.document(url, &date, Pick::Before).ok()?;
+    let graph = &document.parsed.graph;
+    let subject = graph.id_of(&format!("<{url}>"));
+    let mut best: Option<(bool, usize, String)> = None;
+    for quad in graph.quads() {
+        let Some(rank) = TITLE_PREDICATES
+            .iter()
+            .position(|p| graph.id_of(p) == Some(quad.predicate))
+        else {
+            continue;
+        };
+        let Some(text) = literal_text(graph.term(quad.object)) else {
+            continue;
+        };
+        let candidate = (Some(quad.subject) != subject, rank, text);
+        if best.as_ref().is_none_or(|b| candidate < *b) {
+            best = Some(candidate);
+        }
+    }
+    best.map(|(_, _, text)| text)
+}
+
+/// The lexical form of a literal in N-Triples spelling (`"…"`, `"…"@en`, `"…"^^<…>`).
+fn literal_text(spelling: &str) -> Option<String> {
+    let rest = spelling.strip_prefix('"')?;
+    let end = rest.rfind('"')?;
+    let mut text = String::new();
+    let mut chars = rest[..end].chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            text.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => text.push('\n'),
+            Some('t') => text.push('\t'),
+            Some('r') => text.push('\r'),
+            Some(other) => text.push(other),
+            None => {}
+        }
+    }
+    Some(text)
+}
+
+/// What [`import_wacz`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaczImport {
+    /// WARC files written, as paths under the archive's `warc/`.
+    pub files: Vec<String>,
+}
+
+/// Why a package cannot be imported.
+fn invalid(package: &Path, message: impl std::fmt::Display) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: {message}", package.display()),
+    )
+}
+
+/// Copies the WARC files of the WACZ package at `package` into the archive at `root`
+/// (`warc/`), checking every file against the SHA-256 `datapackage.json` lists (and that
+/// against `datapackage-digest.json`). A file goes back to its `ldwarcPath` when the package
+/// names a safe one, else to `warc/imported/<package name>/`. Nothing is written when the
+/// package is damaged or a destination exists; the caller indexes the archive afterwards.
+pub fn import_wacz(package: &Path, root: &Path) -> io::Result<WaczImport> {
+    let mut zip = zip::ZipArchive::new(BufReader::new(File::open(package)?))
+        .map_err(|e| invalid(package, format!("not a zip file ({e})")))?;
+    let package_json = read_entry(&mut zip, "datapackage.json")
+        .map_err(|e| invalid(package, format!("datapackage.json: {e}")))?;
+    if let Ok(digest) = read_entry(&mut zip, "datapackage-digest.json") {
+        let digest: Value = serde_json::from_slice(&digest)
+            .map_err(|e| invalid(package, format!("datapackage-digest.json: {e}")))?;
+        let expected = sha256_hex(Sha256::digest(&package_json));
+        if digest["hash"].as_str() != Some(expected.as_str()) {
+            return Err(invalid(
+                package,
+                "datapackage.json does not match its digest",
+            ));
+        }
+    }
+    let datapackage: Value = serde_json::from_slice(&package_json)
+        .map_err(|e| invalid(package, format!("datapackage.json: {e}")))?;
+    let resources = datapackage["resources"]
+        .as_array()
+        .ok_or_else(|| invalid(package, "datapackage.json lists no resources"))?;
+    let stem = package
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "package".into());
+    let mut plan: Vec<(String, String, String)> = Vec::new();
+    for resource in resources {
+        let (Some(path), Some(hash)) = (resource["path"].as_str(), resource["hash"].as_str())
+        else {
+            return Err(invalid(package, "a resource without path or hash"));
+        };
+        let Some(name) = path.strip_prefix("archive/") else {
+            continue;
+        };
+        if !(name.ends_with(".warc") || name.ends_with(".warc.gz")) || name.contains('/') {
+            continue;
+        }
+        let target = resource["ldwarcPath"]
+            .as_str()
+            .filter(|p| safe_relative(p) && p.rsplit('/').next() == Some(name))
+            .map(String::from)
+            .unwrap_or_else(|| format!("imported/{stem}/{name}"));
+        if !safe_relative(&target) {
+            return Err(invalid(package, format!("unsafe file name {path:?}")));
+        }
+        plan.push((path.to_string(), hash.to_string(), target));
+    }
+    if plan.is_empty() {
+        return Err(invalid(package, "no WARC file under archive/"));
+    }
+    let warc_dir = root.join("warc");
+    for (_, _, target) in &plan {
+        if warc_dir.join(target).exists() {
+            return Err(invalid(
+                package,
+                format!(
+                    "{} exists in the archive already",
+                    warc_dir.join(target).display()
+                ),
+            ));
+        }
+    }
+    // Every WARC file is checked before anything is written (a second read, so that a
+    // damaged package creates nothing, not even a directory).
+    for (path, hash, _) in &plan {
+        let mut entry = zip
+            .by_name(path)
+            .map_err(|e| invalid(package, format!("{path}: {e}")))?;
+        let mut hashing = Hashing {
+            inner: io::sink(),
+            hasher: Sha256::new(),
+            bytes: 0,
+        };
+        io::copy(&mut entry, &mut hashing).map_err(|e| invalid(package, format!("{path}: {e}")))?;
+        if sha256_hex(hashing.hasher.finalize()) != *hash {
+            return Err(invalid(
+                package,
+                format!("{path} does not match its hash in datapackage.json"),
+            ));
+        }
+    }
+    // Extract beside the destinations, check again, then rename all.
+    let mut written: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let outcome = (|| {
+        for (path, hash, target) in &plan {
+            let destination = warc_dir.join(target);
+            if let Some(parent) = destination.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            let partial = destination.with_extension("wacz-import");
+            let mut entry = zip
+                .by_name(path)
+                .map_err(|e| invalid(package, format!("{path}: {e}")))?;
+            let mut hashing = Hashing {
+                inner: BufWriter::new(File::create(&partial)?),
+                hasher: Sha256::new(),
+                bytes: 0,
+            };
+            written.push((partial.clone(), destination));
+            // The zip reader checks each entry's CRC too: a damaged entry fails here.
+            io::copy(&mut entry, &mut hashing).map_err(|e| match e.kind() {
+                io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => {
+                    invalid(package, format!("{path}: {e}"))
+                }
+                _ => e,
+            })?;
+            hashing.inner.flush()?;
+            if sha256_hex(hashing.hasher.finalize()) != *hash {
+                return Err(invalid(
+                    package,
+                    format!("{path} does not match its hash in datapackage.json"),
+                ));
+            }
+        }
+        Ok(())
+    })();
+    if let Err(error) = outcome {
+        for (partial, _) in &written {
+            let _ = fs::remove_file(partial);
+        }
+        return Err(error);
+    }
+    for (partial, destination) in &written {
+        fs::rename(partial, destination)?;
+    }
+    Ok(WaczImport {
+        files: plan.into_iter().map(|(_, _, target)| target).collect(),
+    })
+}
+
+fn read_entry<R: Read + io::Seek>(zip: &mut zip::ZipArchive<R>, name: &str) -> io::Result<Vec<u8>> {
+    let mut entry = zip.by_name(name).map_err(zip_error)?;
+    let mut bytes = Vec::new();
+    entry.by_ref().take(64 << 20).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// A relative path of normal components only (no `..`, no root, no empty parts).
+fn safe_relative(path: &str) -> bool {
+    !path.is_empty()
+        && !path.contains('\\')
+        && Path::new(path)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_and_paths() {
+        assert_eq!(literal_text("\"Berlin\"@de").as_deref(), Some("Berlin"));
+        assert_eq!(
+            literal_text("\"a \\\"b\\\"\"^^<http://x>").as_deref(),
+            Some("a \"b\"")
+        );
+        assert_eq!(literal_text("<http://x>"), None);
+        assert!(safe_relative("2024/01/01/00/e.org/x.warc.gz"));
+        for bad in [
+            "../x.warc",
+            "/etc/x.warc",
+            "a/../../x.warc",
+            "",
+            "a\\b.warc",
+        ] {
+            assert!(!safe_relative(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn archive_names_are_flat_and_unique() {
+        let files: BTreeSet<String> = ["a/x.warc.gz", "b/x.warc.gz", "b/y.warc.gz"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        let names = zip_names(&files);
+        let values: BTreeSet<&String> = names.values().collect();
+        assert_eq!(values.len(), 3);
+        assert!(names.values().all(|n| !n.contains('/')));
+    }
+}

@@ -1,0 +1,113 @@
+//! `ldwarc export --wacz` and `ldwarc import`: WACZ packages, see [`ldwarc_core::replay::wacz`].
+
+use std::io;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::RootArg;
+use super::RootsArg;
+use ldwarc_core::archive::Archive;
+use ldwarc_core::index::indexer::{IndexOptions, update_index};
+use ldwarc_core::replay::ReplayArchive;
+use ldwarc_core::replay::wacz::{WaczSelection, export_wacz, import_wacz};
+
+/// Arguments of `ldwarc export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    roots: RootsArg,
+    /// Write a WACZ 1.1.1 package here (WARC files, CDXJ index, pages, datapackage).
+    #[arg(long, value_name = "FILE")]
+    wacz: PathBuf,
+    /// Only captures of these URLs: one URL, a prefix ending in `*`, or `*.host`.
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// Only captures at or after this timestamp (1-14 digits).
+    #[arg(long, value_name = "TIMESTAMP")]
+    from: Option<String>,
+    /// Only captures at or before this timestamp (1-14 digits).
+    #[arg(long, value_name = "TIMESTAMP")]
+    to: Option<String>,
+}
+
+/// Arguments of `ldwarc import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    root: RootArg,
+    /// The WACZ package to bring into the archive (its WARC files are copied into warc/ and
+    /// indexed).
+    #[arg(value_name = "FILE.wacz")]
+    package: PathBuf,
+}
+
+/// `ldwarc export --wacz FILE`.
+pub fn export(args: ExportArgs) -> io::Result<i32> {
+    for (name, value) in [("--from", &args.from), ("--to", &args.to)] {
+        if let Some(value) = value
+            && (value.is_empty() || value.len() > 14 || !value.bytes().all(|b| b.is_ascii_digit()))
+        {
+            eprintln!("ldwarc export: {name} {value:?}: expected a timestamp of 1-14 digits");
+            return Ok(2);
+        }
+    }
+    let archive = match ReplayArchive::open_many(&args.roots.roots) {
+        Ok(archive) => archive,
+        Err(error) => {
+            eprintln!("ldwarc export: {error}");
+            return Ok(2);
+        }
+    };
+    let selection = WaczSelection {
+        url: args.url,
+        from: args.from,
+        to: args.to,
+    };
+    match export_wacz(&archive, &selection, &args.wacz) {
+        Ok(summary) => {
+            println!(
+                "wrote {}: {} captures, {} WARC files, {} pages",
+                args.wacz.display(),
+                summary.captures,
+                summary.files,
+                summary.pages
+            );
+            Ok(0)
+        }
+        Err(error) if error.kind() == io::ErrorKind::InvalidInput => {
+            eprintln!("ldwarc export: {error}");
+            Ok(2)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// `ldwarc import FILE.wacz`.
+pub fn import(args: ImportArgs) -> io::Result<i32> {
+    let imported = match import_wacz(&args.package, &args.root.root) {
+        Ok(imported) => imported,
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::InvalidData | io::ErrorKind::NotFound
+            ) =>
+        {
+            eprintln!("ldwarc import: {error}");
+            return Ok(2);
+        }
+        Err(error) => return Err(error),
+    };
+    let archive = Archive::new(&args.root.root);
+    let run = update_index(&archive, &IndexOptions::default(), &|_, _| {})?;
+    for (file, error) in &run.errors {
+        eprintln!("ldwarc: warc/{file}: {error}");
+    }
+    println!(
+        "imported {} WARC files from {}: {} captures added",
+        imported.files.len(),
+        args.package.display(),
+        run.captures_added
+    );
+    Ok(0)
+}

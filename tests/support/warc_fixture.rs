@@ -1,0 +1,89 @@
+//! Small hand-made archives for the serve tests: HTTP exchanges written as plain WARC/1.1
+//! `response` (or `revisit`) records into `<root>/warc/fixture.warc`, then indexed by `ldwarc
+//! index`, so a test controls every URL, second and byte. Included by path next to `mod common;`.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::common::{ldwarc, run, stdout_ok};
+
+/// One archived exchange.
+pub struct Exchange {
+    /// `WARC-Target-URI`.
+    pub url: String,
+    /// `WARC-Date` (`2024-01-01T00:00:00.100000Z`).
+    pub date: String,
+    /// The HTTP status line's code.
+    pub status: u16,
+    /// Header fields of the archived answer (besides `Content-Length`).
+    pub headers: Vec<(String, String)>,
+    /// The payload.
+    pub body: Vec<u8>,
+    /// A `304` server-not-modified revisit of this earlier capture (URL, `WARC-Date`).
+    pub revisit_of: Option<(String, String)>,
+}
+
+impl Exchange {
+    /// A `200` answer of `content_type` captured at `date`.
+    pub fn ok(url: &str, date: &str, content_type: &str, body: &[u8]) -> Self {
+        Self {
+            url: url.into(),
+            date: date.into(),
+            status: 200,
+            headers: vec![("Content-Type".into(), content_type.into())],
+            body: body.to_vec(),
+            revisit_of: None,
+        }
+    }
+
+    fn block(&self) -> Vec<u8> {
+        let reason = match self.status {
+            200 => "OK",
+            304 => "Not Modified",
+            _ => "Status",
+        };
+        let mut head = format!("HTTP/1.1 {} {reason}\r\n", self.status);
+        for (name, value) in &self.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        if self.revisit_of.is_none() {
+            head.push_str(&format!("Content-Length: {}\r\n", self.body.len()));
+        }
+        head.push_str("\r\n");
+        let mut block = head.into_bytes();
+        block.extend_from_slice(&self.body);
+        block
+    }
+}
+
+/// Writes `exchanges` as `<root>/warc/fixture.warc` and indexes the archive.
+pub fn write_archive(root: &Path, exchanges: &[Exchange]) {
+    let dir = root.join("warc");
+    std::fs::create_dir_all(&dir).expect("warc dir");
+    let mut file = std::fs::File::create(dir.join("fixture.warc")).expect("fixture.warc");
+    for (index, exchange) in exchanges.iter().enumerate() {
+        let block = exchange.block();
+        let mut header = format!(
+            "WARC/1.1\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-{index:012}>\r\n\
+             WARC-Date: {}\r\nWARC-Target-URI: {}\r\nContent-Type: application/http; msgtype=response\r\n",
+            exchange.date, exchange.url
+        );
+        match &exchange.revisit_of {
+            Some((url, date)) => header.push_str(&format!(
+                "WARC-Type: revisit\r\nWARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified\r\n\
+                 WARC-Refers-To-Target-URI: {url}\r\nWARC-Refers-To-Date: {date}\r\n"
+            )),
+            None => header.push_str("WARC-Type: response\r\n"),
+        }
+        header.push_str(&format!("Content-Length: {}\r\n\r\n", block.len()));
+        file.write_all(header.as_bytes()).expect("write");
+        file.write_all(&block).expect("write");
+        file.write_all(b"\r\n\r\n").expect("write");
+    }
+    drop(file);
+    stdout_ok(
+        &run(ldwarc().arg("index").arg("--root").arg(root)),
+        "ldwarc index",
+    );
+}

@@ -1,0 +1,249 @@
+//! WACZ 1.1.1: `ldwarc export --wacz` of a generated archive passes py-wacz's `wacz
+//! validate`, every resource's size and SHA-256 (read back with Python's zipfile) match
+//! `datapackage.json`, `pages.jsonl` lists every captured document (titled from its graph
+//! where it has a title); `ldwarc import` of it gives an archive whose `ldwarc cdx` export
+//! equals the original's; a WACZ made by py-wacz (`wacz create`, as browsertrix-crawler
+//! packages) imports and indexes as its WARC does; a damaged package is refused and
+//! changes nothing.
+
+use crate::common;
+use crate::warc_fixture;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use common::{generate_indexed, ldwarc, pywb_bin, pywb_sample_warcs, run, stdout_ok, venv_bin};
+use serde_json::Value;
+use warc_fixture::{Exchange, write_archive};
+
+/// Reads a package with Python's zipfile: every resource checked against datapackage.json
+/// (size, SHA-256), the compression of archive/ entries, and the pages.
+const INSPECT: &str = r#"
+import hashlib, json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+package = json.loads(z.read("datapackage.json"))
+digest = json.loads(z.read("datapackage-digest.json"))
+bad = []
+if digest["hash"] != "sha256:" + hashlib.sha256(z.read("datapackage.json")).hexdigest():
+    bad.append("datapackage.json digest")
+listed = {r["path"] for r in package["resources"]}
+for r in package["resources"]:
+    data = z.read(r["path"])
+    if "sha256:" + hashlib.sha256(data).hexdigest() != r["hash"] or len(data) != r["bytes"]:
+        bad.append(r["path"])
+for info in z.infolist():
+    if info.filename.startswith("archive/") and info.compress_type != zipfile.ZIP_STORED:
+        bad.append("compressed " + info.filename)
+    if info.filename not in listed and not info.filename.startswith("datapackage"):
+        bad.append("unlisted " + info.filename)
+pages = [json.loads(l) for l in z.read("pages/pages.jsonl").decode().splitlines()]
+print(json.dumps({"bad": bad, "version": package["wacz_version"], "pages": pages,
+                  "warcs": sorted(p for p in listed if p.startswith("archive/"))}))
+"#;
+
+fn inspect(package: &Path) -> Value {
+    let output = run(std::process::Command::new(venv_bin("python"))
+        .args(["-c", INSPECT])
+        .arg(package));
+    serde_json::from_str(stdout_ok(&output, "inspect the WACZ").trim()).expect("JSON")
+}
+
+fn validate(package: &Path) {
+    let output = run(std::process::Command::new(pywb_bin("wacz"))
+        .args(["validate", "-f"])
+        .arg(package));
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success() && text.contains("Validation succeeded"),
+        "wacz validate {}: {text}{}",
+        package.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn cdx(root: &Path) -> String {
+    stdout_ok(
+        &run(ldwarc().arg("cdx").arg("--root").arg(root)),
+        "ldwarc cdx",
+    )
+}
+
+#[test]
+fn wacz_export_validates_and_imports_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    let (_, export) = generate_indexed(&root, 0x3ACE);
+    let package = dir.path().join("archive.wacz");
+    stdout_ok(
+        &run(ldwarc()
+            .args(["export", "--root"])
+            .arg(&root)
+            .arg("--wacz")
+            .arg(&package)),
+        "ldwarc export --wacz",
+    );
+    validate(&package);
+    let inspected = inspect(&package);
+    assert_eq!(inspected["bad"], serde_json::json!([]), "{inspected}");
+    assert_eq!(inspected["version"], "1.1.1");
+    let pages = inspected["pages"].as_array().expect("pages");
+    assert_eq!(pages[0]["format"], "json-pages-1.0");
+    let listed: BTreeSet<&str> = pages[1..]
+        .iter()
+        .filter_map(|p| p["url"].as_str())
+        .collect();
+    let documents: BTreeSet<String> = export
+        .lines()
+        .filter_map(|line| {
+            let (_, json) = line.split_once(" {")?;
+            let row: Value = serde_json::from_str(&format!("{{{json}")).ok()?;
+            row["status"]
+                .as_str()
+                .filter(|s| s.starts_with('2'))
+                .and(row["url"].as_str().map(String::from))
+        })
+        .collect();
+    assert!(documents.len() > 10);
+    for url in &documents {
+        assert!(listed.contains(url.as_str()), "{url} is not a page");
+    }
+
+    let imported = dir.path().join("imported");
+    stdout_ok(
+        &run(ldwarc()
+            .args(["import", "--root"])
+            .arg(&imported)
+            .arg(&package)),
+        "ldwarc import",
+    );
+    assert_eq!(cdx(&imported), export, "the imported archive's index");
+    // Again: the files are there already, so nothing is written.
+    let again = run(ldwarc()
+        .args(["import", "--root"])
+        .arg(&imported)
+        .arg(&package));
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+}
+
+#[test]
+fn wacz_pages_have_titles_from_the_graph() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    write_archive(
+        &root,
+        &[
+            Exchange::ok(
+                "http://example.org/berlin",
+                "2024-01-01T00:00:00Z",
+                "text/turtle",
+                "<http://example.org/berlin> <http://www.w3.org/2000/01/rdf-schema#label> \"a label\" ;\n\
+                 <http://purl.org/dc/terms/title> \"Berlin \\\"Mitte\\\"\"@de .\n"
+                    .as_bytes(),
+            ),
+            Exchange::ok(
+                "http://example.org/untitled",
+                "2024-01-01T00:00:01Z",
+                "text/turtle",
+                b"<http://example.org/x> <http://example.org/p> 1 .\n",
+            ),
+        ],
+    );
+    let package = dir.path().join("small.wacz");
+    stdout_ok(
+        &run(ldwarc()
+            .args(["export", "--root"])
+            .arg(&root)
+            .arg("--wacz")
+            .arg(&package)
+            .args(["--url", "http://example.org/berlin"])),
+        "ldwarc export --wacz --url",
+    );
+    validate(&package);
+    let inspected = inspect(&package);
+    let pages = inspected["pages"].as_array().expect("pages");
+    assert_eq!(pages.len(), 2, "header and one document: {pages:?}");
+    assert_eq!(pages[1]["url"], "http://example.org/berlin");
+    assert_eq!(pages[1]["title"], "Berlin \"Mitte\"");
+    assert_eq!(pages[1]["ts"], "2024-01-01T00:00:00Z");
+    let nothing = run(ldwarc()
+        .args(["export", "--root"])
+        .arg(&root)
+        .arg("--wacz")
+        .arg(dir.path().join("none.wacz"))
+        .args(["--url", "http://example.org/none"]));
+    assert_eq!(nothing.status.code(), Some(2), "{nothing:?}");
+    assert!(!dir.path().join("none.wacz").exists());
+}
+
+#[test]
+fn browsertrix_style_wacz_imports_and_damage_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let warc = pywb_sample_warcs().join("example.warc.gz");
+    let package = dir.path().join("crawl.wacz");
+    let created = run(std::process::Command::new(pywb_bin("wacz"))
+        .args(["create", "--detect-pages", "-o"])
+        .arg(&package)
+        .arg(&warc));
+    assert!(created.status.success(), "{created:?}");
+
+    // The same WARC indexed directly, for comparison.
+    let direct = dir.path().join("direct");
+    std::fs::create_dir_all(direct.join("warc/imported/crawl")).expect("dir");
+    std::fs::copy(&warc, direct.join("warc/imported/crawl/example.warc.gz")).expect("copy");
+    stdout_ok(
+        &run(ldwarc().arg("index").arg("--root").arg(&direct)),
+        "ldwarc index",
+    );
+    let imported = dir.path().join("imported");
+    stdout_ok(
+        &run(ldwarc()
+            .args(["import", "--root"])
+            .arg(&imported)
+            .arg(&package)),
+        "ldwarc import of a py-wacz package",
+    );
+    let expected = cdx(&direct);
+    assert!(expected.lines().count() >= 2, "{expected}");
+    assert_eq!(cdx(&imported), expected);
+
+    // One byte of the WARC changed inside the package: refused, nothing written.
+    let mut bytes = std::fs::read(&package).expect("read");
+    let warc_bytes = std::fs::read(&warc).expect("read the WARC");
+    let stored_at = bytes
+        .windows(64)
+        .position(|w| w == &warc_bytes[..64])
+        .expect("the WARC stored in the package");
+    bytes[stored_at + 100] ^= 0xff;
+    let damaged = dir.path().join("damaged.wacz");
+    std::fs::write(&damaged, &bytes).expect("write");
+    let fresh = dir.path().join("fresh");
+    let refused = run(ldwarc()
+        .args(["import", "--root"])
+        .arg(&fresh)
+        .arg(&damaged));
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("damaged.wacz"), "{stderr}");
+    assert!(
+        !fresh.exists(),
+        "{} created: {:?}",
+        fresh.display(),
+        walk(&fresh)
+    );
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
