@@ -3,6 +3,7 @@
 mod crawl_commands;
 mod docs;
 mod index_commands;
+mod logging;
 mod monitor_commands;
 mod output;
 mod plan_commands;
@@ -30,6 +31,8 @@ use clap::{Args, Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    log: logging::LogArgs,
 }
 
 /// The archive root every archive command works on.
@@ -189,6 +192,7 @@ enum Command {
 /// Runs the command line; returns the process exit status.
 pub fn run() -> i32 {
     let cli = Cli::parse();
+    logging::init(&cli.log);
     let result = match cli.command {
         Command::Check(args) => warc_commands::check(args),
         Command::Ls(args) => warc_commands::ls(args),

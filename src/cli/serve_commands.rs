@@ -67,7 +67,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
         limits,
         zipnum: args.zipnum,
     };
-    match run(config) {
+    match run(config, super::output::print_listening) {
         Ok(()) => Ok(0),
         Err(error) => {
             eprintln!("ldwarc serve: {error}");
