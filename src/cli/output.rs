@@ -63,7 +63,7 @@ pub fn progress(total: u64, what: &str) -> ProgressBar {
         total,
         what,
         Unit::Items,
-        "{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} ({per_sec}, {eta}) {msg}",
+        "{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} (ETA {eta}) {msg}",
     )
 }
 
@@ -73,7 +73,7 @@ pub fn progress_bytes(total: u64, what: &str) -> ProgressBar {
         total,
         what,
         Unit::Bytes,
-        "{elapsed_precise} [{bar:30}] {bytes}/{total_bytes} {prefix} ({binary_bytes_per_sec}, {eta}) {msg}",
+        "{elapsed_precise} [{bar:30}] {bytes}/{total_bytes} {prefix} ({binary_bytes_per_sec}, ETA {eta}) {msg}",
     )
 }
 
@@ -92,7 +92,7 @@ pub fn counter(what: &str) -> ProgressBar {
         0,
         what,
         Unit::Items,
-        "{elapsed_precise} {spinner} {pos} {prefix} ({per_sec}) {msg}",
+        "{elapsed_precise} {spinner} {human_pos} {prefix} {msg}",
     )
 }
 

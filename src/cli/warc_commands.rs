@@ -180,7 +180,7 @@ pub fn ls(args: LsArgs) -> io::Result<i32> {
             },
             |error| {
                 damaged = true;
-                eprintln!("ldwarc: {name}: {error}");
+                output::suspend_progress(|| eprintln!("ldwarc: {name}: {error}"));
             },
         );
         write_result?;
