@@ -259,3 +259,58 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
         .map(|e| e.into_path())
         .collect()
 }
+
+/// A daemon's JSON log: `serve` prints its address on stdout and logs it, as JSON, on stderr.
+#[test]
+fn serve_logs_json_lines_and_prints_its_address() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+
+    let root = tempfile::tempdir().unwrap();
+    common::generate_indexed(root.path(), 5);
+    let mut child = ldwarc()
+        .env_remove("RUST_LOG")
+        .args([
+            "--log-format",
+            "json",
+            "-v",
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+        ])
+        .arg("--root")
+        .arg(root.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start ldwarc serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .expect("the listening line");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let address = line
+        .strip_prefix("ldwarc serve: listening on http://")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    assert!(address.starts_with("127.0.0.1:"), "{line}");
+    let listening = stderr
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap_or_else(|e| panic!("{l:?}: {e}"))
+        })
+        .find(|event| event["message"] == "listening")
+        .unwrap_or_else(|| panic!("no listening event in {stderr}"));
+    assert_eq!(listening["address"], address);
+    assert_eq!(listening["level"], "INFO");
+    assert_eq!(listening["target"], "ldwarc_serve");
+}

@@ -286,7 +286,7 @@ impl Drop for ArchiveWriter {
     fn drop(&mut self) {
         for (_, file) in self.files.drain() {
             if let Err(error) = finalize(file) {
-                tracing::error!(%error, "could not close a WARC file");
+                tracing::error!(%error, "could not close a WARC file: {error}");
             }
         }
     }
