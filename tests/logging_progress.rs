@@ -314,3 +314,32 @@ fn serve_logs_json_lines_and_prints_its_address() {
     assert_eq!(listening["level"], "INFO");
     assert_eq!(listening["target"], "ldwarc_serve");
 }
+
+/// `index` counts bytes: its periodic lines show how much of all WARC bytes it has read.
+#[test]
+fn index_progress_lines_count_bytes_of_the_warc_files() {
+    let root = tempfile::tempdir().unwrap();
+    common::generate_indexed(root.path(), 11);
+    let total: u64 = walkdir::WalkDir::new(root.path().join("warc"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.metadata().unwrap().len())
+        .sum();
+    let output = run(ldwarc()
+        .env_remove("RUST_LOG")
+        .env("LDWARC_PROGRESS_SECONDS", "0.001")
+        .args(["index", "--rebuild", "--root"])
+        .arg(root.path()));
+    stdout_ok(&output, "ldwarc index");
+    let stderr = stderr_of(&output);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("ldwarc: progress: index: "))
+        .collect();
+    assert!(!lines.is_empty(), "{stderr}");
+    let of_total = format!("/{} (", indicatif::HumanBytes(total));
+    let with_total: Vec<&&str> = lines.iter().filter(|l| l.contains(&of_total)).collect();
+    assert!(!with_total.is_empty(), "no line of {total} bytes: {stderr}");
+    assert!(with_total.iter().all(|l| l.contains("%, ")), "{stderr}");
+}
