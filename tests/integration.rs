@@ -27,6 +27,7 @@ mod index_revisits;
 mod interop_pywb_sample;
 mod interop_wget;
 mod interop_writer;
+mod logging_progress;
 mod man_pages;
 mod monitor_loopback;
 mod monitor_nodes;

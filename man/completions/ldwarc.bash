@@ -173,12 +173,16 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -187,7 +191,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__cdx)
-            opts="-h --root --format --zipnum --lines-per-block --blocks-per-shard --help"
+            opts="-v -q -h --root --format --zipnum --lines-per-block --blocks-per-shard --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -213,6 +217,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -221,7 +229,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__check)
-            opts="-q -h --root --json --strict --quiet --help"
+            opts="-q -v -h --root --json --strict --quiet --verbose --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -229,6 +237,10 @@ _ldwarc() {
             case "${prev}" in
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -239,7 +251,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --format --json --help"
+            opts="-v -q -h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -317,6 +329,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -325,12 +341,16 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__demo)
-            opts="-h --help"
+            opts="-v -q -h --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -339,7 +359,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__diff)
-            opts="-h --root --format --prefix --host --domain --triples --all --json --exit-code --help"
+            opts="-v -q -h --root --format --prefix --host --domain --triples --all --json --exit-code --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -365,6 +385,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -373,7 +397,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__export)
-            opts="-h --root --wacz --url --from --to --help"
+            opts="-v -q -h --root --wacz --url --from --to --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -399,6 +423,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -407,7 +435,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__gen__subcmd__docs)
-            opts="-h --out --help"
+            opts="-v -q -h --out --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -415,6 +443,10 @@ _ldwarc() {
             case "${prev}" in
                 --out)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -761,7 +793,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__history)
-            opts="-h --root --format --json --help"
+            opts="-v -q -h --root --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -775,6 +807,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -783,7 +819,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__import)
-            opts="-h --root --help"
+            opts="-v -q -h --root --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -791,6 +827,10 @@ _ldwarc() {
             case "${prev}" in
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -801,7 +841,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__index)
-            opts="-h --root --rebuild --threads --verify --format --json --help"
+            opts="-v -q -h --root --rebuild --threads --verify --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -819,6 +859,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -827,7 +871,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__ls)
-            opts="-h --root --json --help"
+            opts="-v -q -h --root --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -835,6 +879,10 @@ _ldwarc() {
             case "${prev}" in
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -845,7 +893,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__monitor)
-            opts="-h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --format --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --state --node --lease-ttl --now --help"
+            opts="-v -q -h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --format --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --state --node --lease-ttl --now --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -939,6 +987,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -947,12 +999,16 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__plan)
-            opts="-h --help currency crawl-time help"
+            opts="-v -q -h --verbose --quiet --log-format --help currency crawl-time help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -961,7 +1017,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__plan__subcmd__crawl__subcmd__time)
-            opts="-h --root --plds --crawl --backtest --connections --delay --nodes --cycle --max-nodes --format --json --help"
+            opts="-v -q -h --root --plds --crawl --backtest --connections --delay --nodes --cycle --max-nodes --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1003,6 +1059,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1011,7 +1071,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__plan__subcmd__currency)
-            opts="-h --alpha --beta --weibull --from-archive --root --period --documents --mean-size --format --json --help"
+            opts="-v -q -h --alpha --beta --weibull --from-archive --root --period --documents --mean-size --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1046,6 +1106,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
@@ -1113,7 +1177,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__query)
-            opts="-h --root --match --from --to --closest --sort --limit --filter --fields --format --help"
+            opts="-v -q -h --root --match --from --to --closest --sort --limit --filter --fields --format --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1159,6 +1223,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -W "cdxj json text" -- "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1167,7 +1235,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__recover)
-            opts="-h --root --help"
+            opts="-v -q -h --root --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1175,6 +1243,10 @@ _ldwarc() {
             case "${prev}" in
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1185,7 +1257,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__replay)
-            opts="-h --root --format --raw --pick --help"
+            opts="-v -q -h --root --format --raw --pick --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1203,6 +1275,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1211,7 +1287,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__serve)
-            opts="-h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --zipnum --cdx-block-captures --public --help"
+            opts="-v -q -h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --zipnum --cdx-block-captures --public --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1249,6 +1325,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1257,7 +1337,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__simulate)
-            opts="-h --histories --synthetic --documents --seed --weibull --strategies --years --cycle --min-interval --max-interval --initial-interval --week --budget --every --over-time --format --json --write-histories --help"
+            opts="-v -q -h --histories --synthetic --documents --seed --weibull --strategies --years --cycle --min-interval --max-interval --initial-interval --week --budget --every --over-time --format --json --write-histories --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1327,6 +1407,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1335,7 +1419,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__snapshot)
-            opts="-o -h --root --prefix --host --domain --format --output --help"
+            opts="-o -v -q -h --root --prefix --host --domain --format --output --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1369,6 +1453,10 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1377,7 +1465,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__stats)
-            opts="-h --root --prefix --host --domain --format --table --plot --truth --min-observations --snapshot-gap --fit --help"
+            opts="-v -q -h --root --prefix --host --domain --format --table --plot --truth --min-observations --snapshot-gap --fit --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1425,6 +1513,10 @@ _ldwarc() {
                     ;;
                 --fit)
                     COMPREPLY=($(compgen -W "ml cdf" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_ldwarc_global_optspecs
-    string join \n h/help V/version
+    string join \n v/verbose q/quiet log-format= h/help V/version
 end
 
 function __fish_ldwarc_needs_command
@@ -24,6 +24,10 @@ function __fish_ldwarc_using_subcommand
     contains -- $cmd[1] $argv
 end
 
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_needs_command" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -s V -l version -d 'Print version'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "check" -d 'Validate WARC/ARC files: framing, gzip members, mandatory fields, digests, revisits'
@@ -48,20 +52,31 @@ complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "import" -d 'Bring a W
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "gen-docs" -d 'Write man pages and shell completions generated from this command line definition'
 complete -c ldwarc -n "__fish_ldwarc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -l json -d 'One JSON object per problem, then one summary object'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -l strict -d 'Count warnings as failures too'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -s q -l quiet -d 'Print only the summary line'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand ls" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand ls" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand ls" -l json -d 'One JSON object per record'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand ls" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand ls" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l threads -d 'Reading threads (default: all cores)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l rebuild -d 'Drop the index and rebuild it from every WARC file, on all cores'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l verify -d 'Prove the index and the files agree: every record indexed, every revisit resolved'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l json -d 'Deprecated: use --format json'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l format -d 'Output format: CDXJ, CDX-11, or json (one object per capture: the CDXJ line\'s urlkey and timestamp with its JSON fields, in the same order)' -r -f -a "cdxj\t'`urlkey timestamp {json}` as cdxj-indexer writes it'
@@ -70,6 +85,10 @@ json\t'One JSON object per capture'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l zipnum -d 'Write a ZipNum sharded index into DIR instead of printing: gzip blocks of CDXJ lines in `index-*.cdxj.gz` shards, the `index.idx` summary and the `index.loc` file (give pywb `DIR/index.idx` as a collection\'s index). Files are renamed into place when complete; the shards of an index written there before are removed' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l lines-per-block -d 'CDXJ lines per gzip block of a ZipNum index' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l blocks-per-shard -d 'Blocks per shard file of a ZipNum index' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l match -d 'How the URL selects captures (default: exact, or inferred from `*.host` / `prefix*`)' -r -f -a "exact\t'The URL itself (and, unlike pywb, only captures whose URL matches case-exactly)'
@@ -88,6 +107,10 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l fields -d 'Field
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l format -d 'Output format (`--output` is a deprecated spelling of this flag)' -r -f -a "cdxj\t'`urlkey timestamp {json}`'
 json\t'One JSON object per line'
 text\t'Space-separated fields (`-` when absent)'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l delay -d 'Minimum time between two requests to one pay-level domain [default: 2s]' -r
@@ -108,20 +131,32 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-plds -d 'Wit
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l lease-ttl -d 'With --state: how long a lease lasts unless renewed; a dead node\'s domains are taken over after this [default: 30]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resume -d 'Continue the last interrupted crawl where it stopped'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l no-conditional -d 'Do not send If-None-Match / If-Modified-Since from earlier captures'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join -d 'With --state: work on the latest unfinished crawl instead of starting one'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l json -d 'Deprecated: use --format json'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l format -d 'Output syntax of the graph (default: nt, or nq when the document has named graphs; json is JSON-LD)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l pick -d 'Which capture answers: the latest at or before DATE, or the closest on either side' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l raw -d 'Write the archived payload bytes as they were served (Content-Encoding kept)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l json -d 'Deprecated: use --format json'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l prefix -d 'Only URLs starting with this prefix' -r
@@ -129,6 +164,10 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l host -d 'Only
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l format -d 'Output: N-Quads (graph name = document URL), TriG, or json (JSON Lines: one `{"document": URL, "graph": expanded JSON-LD}` object per document)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s o -l output -d 'Write to FILE instead of standard output (replaced only when complete)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l format -d 'Output: RDF Patch (A/D lines), N-Triples with +/- prefixes, SPARQL Update, or json (graph diffs: one object with the removed and added statements as N-Triples; dataset diffs: one object per document and a final summary object)' -r -f -a "patch\t'RDF Patch: `D` and `A` lines'
@@ -138,11 +177,19 @@ json\t'JSON for programs'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l prefix -d 'Only URLs starting with this prefix' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l host -d 'Only URLs on this host' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l triples -d 'Dataset diffs: also print each changed document\'s statements'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l all -d 'Dataset diffs: also list unchanged documents'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l json -d 'Deprecated: use --format json'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l exit-code -d 'Exit with status 1 when there are differences (as diff(1) does)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand demo" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand demo" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand demo" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l prefix -d 'Only URLs starting with this prefix' -r
@@ -160,6 +207,10 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l min-observations
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l snapshot-gap -d 'The longest pause between two captures of one snapshot (a crawl in the crawl log is never split)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l fit -d 'Criterion of the Weibull fit: maximum likelihood, or the paper\'s CDF least squares (eq. 16)' -r -f -a "ml\t''
 cdf\t''"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l histories -d 'Change histories, one JSON object per line: {"url", "start", "end", "changes": [...]}, instants as RFC 3339 or epoch seconds (see docs/scheduling.md); `-` reads stdin' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l synthetic -d 'Generate histories instead: poisson, bursty, periodic or mixture' -r
@@ -178,8 +229,12 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l every -d 'Row
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l write-histories -d 'Also write the histories simulated (e.g. a synthetic model\'s) to FILE as JSON lines' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l over-time -d 'With --json, also one object per strategy and month (cumulative, all documents)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l json -d 'Deprecated: use --format json'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l seeds -d 'Also add the kernel URLs in FILE (one per line, # starts a comment)' -r -F
@@ -204,8 +259,12 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l state -d 'Keep
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l node -d 'This node\'s name, in every WARC file name and on its leases [default: the host name]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l lease-ttl -d 'With --state: how long a PLD lease lasts unless renewed [default: 30s]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l now -d 'Fix the cycle\'s clock (RFC 3339, UTC), for tests and replays' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l once -d 'Run one cycle and exit (for cron); otherwise run a cycle every --every'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l json -d 'Deprecated: use --format json'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l bind -d 'Address to listen on (port 0 picks a free port; the address is printed). Binding to a non-loopback address needs --token, or --public' -r
@@ -215,10 +274,22 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l head-timeout -d 
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l max-cdx-rows -d 'Most captures a CDX query may hold in memory before it is refused (403): one URL\'s captures, or the whole answer for sort=reverse, closest= and limit=-N (answers in index order stream, whatever their size)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l zipnum -d 'Answer CDX queries from this ZipNum index (a directory holding index.idx, or the .idx file; `ldwarc cdx --zipnum DIR` writes one) instead of the capture index, with pywb\'s pagination: page, pageSize, showNumPages, showPagedIndex. Replay still uses the capture index' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l cdx-block-captures -d 'Without --zipnum, CDX pages (page, pageSize, showNumPages) are cut from the capture index in blocks of this many captures, as a ZipNum index is; a page is pageSize blocks' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -l public -d 'Public read-only mode: serve the Wayback, CDX and Memento routes and the pages to anyone, on any address, without a token; every other endpoint is refused'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand recover" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency crawl-time help" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency crawl-time help" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency crawl-time help" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency crawl-time help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency crawl-time help" -f -a "currency" -d 'The re-indexing period that keeps an index (α, β)-current, or α for a given period'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_subcommand_from currency crawl-time help" -f -a "crawl-time" -d 'Estimate how long the next crawl takes: politeness simulation, the paper\'s first-fit bin packing, a lower bound'
@@ -232,8 +303,12 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subc
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l mean-size -d 'Mean document size: bytes, or with a unit (12KB = 12,000 bytes, 12KiB = 12,288)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l from-archive -d 'Fit the Weibull to the archive at --root, take the documents and their mean size from it, and add the bandwidth of the monitor\'s adaptive schedules'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l json -d 'Deprecated: use --format json'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l plds -d 'Read the workload from FILE instead of the crawl log: one JSON object per line, {"pld", "delay", "fetch_times": [...]} or {"pld", "delay", "urls", "fetch_time"}, optionally "round" (see docs/scheduling.md); `-` reads stdin' -r -F
@@ -245,8 +320,12 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subc
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l max-nodes -d 'The largest cluster --cycle considers' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l backtest -d 'For every finished crawl: estimate from the fetch times of earlier crawls, and compare with the time it took'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -l json -d 'Deprecated: use --format json'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from crawl-time" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "currency" -d 'The re-indexing period that keeps an index (α, β)-current, or α for a given period'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "crawl-time" -d 'Estimate how long the next crawl takes: politeness simulation, the paper\'s first-fit bin packing, a lower bound'
@@ -256,11 +335,23 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l wacz -d 'Write 
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l url -d 'Only captures of these URLs: one URL, a prefix ending in `*`, or `*.host`' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l from -d 'Only captures at or after this timestamp (1-14 digits)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l to -d 'Only captures at or before this timestamp (1-14 digits)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand import" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand import" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand import" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand import" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -l out -d 'Output directory' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -s h -l help -d 'Print help'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
+json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand gen-docs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help" -f -a "check" -d 'Validate WARC/ARC files: framing, gzip members, mandatory fields, digests, revisits'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help" -f -a "ls" -d 'List records: offset, length, type, date, status, mime, payload digest, target URI'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand help; and not __fish_seen_subcommand_from check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help" -f -a "index" -d 'Bring the capture index up to date with the WARC tree (incremental), or rebuild or verify it'

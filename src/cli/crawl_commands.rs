@@ -1,11 +1,10 @@
 //! `ldwarc crawl`: flags, the config file, progress on a terminal, and the summary.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{flags, output};
 use ldwarc_crawl::{
@@ -126,7 +125,7 @@ pub struct CrawlArgs {
 /// Runs `ldwarc crawl`.
 pub fn crawl_command(args: CrawlArgs) -> io::Result<i32> {
     let options = options_from(args.root.root.clone(), &args).map_err(io::Error::other)?;
-    let bar = progress_bar();
+    let bar = output::spinner("crawl");
     let shown = bar.clone();
     let result = crawl(options, &move |progress: &CrawlProgress| {
         shown.set_message(describe(progress));
@@ -214,18 +213,6 @@ pub(super) fn read_seed_file(path: &std::path::Path) -> Result<Vec<String>, Stri
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(str::to_string)
         .collect())
-}
-
-fn progress_bar() -> ProgressBar {
-    if !io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new_spinner();
-    if let Ok(style) = ProgressStyle::with_template("{elapsed_precise} {spinner} {msg}") {
-        bar.set_style(style);
-    }
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
 }
 
 fn describe(progress: &CrawlProgress) -> String {

@@ -124,17 +124,43 @@ pub fn size(text: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
-/// Prints a deprecation note for an old spelling that still works this release, once per
-/// process.
+/// Notes a deprecated spelling that still works this release. Notes met while the command
+/// line is parsed wait for the log to be set up ([`emit_deprecations`]); each is logged once.
 pub fn deprecated(what: &str) {
-    static SHOWN: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
-    let mut shown = SHOWN
+    let mut notes = DEPRECATIONS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if shown.insert(what.to_string()) {
-        eprintln!("ldwarc: note: deprecated: {what}");
+    if notes.seen.insert(what.to_string()) {
+        if notes.logging {
+            tracing::warn!(target: "ldwarc::cli", "deprecated: {what}");
+        } else {
+            notes.pending.push(what.to_string());
+        }
     }
 }
+
+/// Logs the deprecation notes of the command line, once the log is set up.
+pub fn emit_deprecations() {
+    let mut notes = DEPRECATIONS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    notes.logging = true;
+    for what in std::mem::take(&mut notes.pending) {
+        tracing::warn!(target: "ldwarc::cli", "deprecated: {what}");
+    }
+}
+
+struct Deprecations {
+    seen: BTreeSet<String>,
+    pending: Vec<String>,
+    logging: bool,
+}
+
+static DEPRECATIONS: Mutex<Deprecations> = Mutex::new(Deprecations {
+    seen: BTreeSet::new(),
+    pending: Vec::new(),
+    logging: false,
+});
 
 /// Resolves `--format` against the deprecated `--json` switch of the same command.
 pub fn format_or_json<F: Copy>(format: Option<F>, json: bool, json_format: F, default: F) -> F {

@@ -68,14 +68,14 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
     if args.verify {
         return super::verify::verify(&archive);
     }
-    let progress = output::progress(0, "files");
+    let progress = output::progress_bytes(0, "index");
     let options = IndexOptions {
         rebuild: args.rebuild,
         threads: args.threads,
     };
     let run = update_index(&archive, &options, &|done, total| {
-        progress.set_length(total as u64);
-        progress.set_position(done as u64);
+        progress.set_length(total);
+        progress.set_position(done);
     })?;
     progress.finish_and_clear();
     for (file, error) in &run.errors {
@@ -115,7 +115,8 @@ pub fn cdx(args: CdxArgs) -> io::Result<i32> {
     if let Some(dir) = &args.zipnum {
         return cdx_zipnum(&index, dir, &args, &start, end.as_deref());
     }
-    let mut out = output::stdout();
+    let progress = output::for_data_on_stdout(|| export_progress(&index, &args));
+    let mut out = output::CountingWriter::new(output::stdout(), progress.clone());
     match args.format {
         CdxOutput::Cdxj => export(&index, CdxFormat::Cdxj, &start, end.as_deref(), &mut out)?,
         CdxOutput::Cdx11 => export(&index, CdxFormat::Cdx11, &start, end.as_deref(), &mut out)?,
@@ -126,6 +127,7 @@ pub fn cdx(args: CdxArgs) -> io::Result<i32> {
             lines
         }
     };
+    progress.finish_and_clear();
     out.flush()?;
     Ok(0)
 }
@@ -219,7 +221,15 @@ fn cdx_zipnum(
         ..ZipNumOptions::default()
     };
     let mut writer = ZipNumWriter::create(dir, options)?;
-    export(index, CdxFormat::Cdxj, start, end, &mut writer)?;
+    let progress = export_progress(index, args);
+    export(
+        index,
+        CdxFormat::Cdxj,
+        start,
+        end,
+        &mut output::CountingWriter::new(&mut writer, progress.clone()),
+    )?;
+    progress.finish_and_clear();
     let summary = writer.finish()?;
     println!(
         "wrote {} lines in {} blocks and {} shards: {}",
@@ -229,6 +239,14 @@ fn cdx_zipnum(
         summary.idx_path.display()
     );
     Ok(0)
+}
+
+/// Lines exported out of every capture, or a count when a prefix selects an unknown part.
+fn export_progress(index: &MergedIndex, args: &CdxArgs) -> indicatif::ProgressBar {
+    match &args.prefix {
+        None => output::progress(index.len(), "captures exported"),
+        Some(_) => output::counter("captures exported"),
+    }
 }
 
 /// Arguments of `ldwarc query`.

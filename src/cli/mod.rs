@@ -5,6 +5,7 @@ mod docs;
 mod flags;
 mod help;
 mod index_commands;
+mod logging;
 mod monitor_commands;
 mod output;
 mod plan_commands;
@@ -33,6 +34,8 @@ use clap::{Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    log: logging::LogArgs,
 }
 
 pub use flags::{RootArg, RootsArg};
@@ -194,6 +197,8 @@ pub fn run() -> i32 {
         Ok(cli) => cli,
         Err(error) => error.exit(),
     };
+    logging::init(&cli.log);
+    flags::emit_deprecations();
     let result = match cli.command {
         Command::Check(args) => warc_commands::check(args),
         Command::Ls(args) => warc_commands::ls(args),

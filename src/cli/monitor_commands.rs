@@ -10,6 +10,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use clap::Args;
 
+use super::logging::NOTICE_TARGET;
 use super::{flags, output};
 use ldwarc_core::schedule::{ChangeHistory, Policy, Strategy, read_histories};
 use ldwarc_crawl::monitor::{
@@ -123,14 +124,12 @@ pub fn monitor(args: MonitorArgs) -> io::Result<i32> {
                 None => Ok(()),
             }),
             MonitorEvent::Failed(error) => {
-                eprintln!("ldwarc: monitor cycle failed: {error}");
+                tracing::error!(%error, "monitor cycle failed: {error}");
                 Ok(())
             }
             MonitorEvent::Sleeping(until) => {
-                eprintln!(
-                    "ldwarc: next monitor cycle at {}",
-                    until.format("%Y-%m-%dT%H:%M:%SZ")
-                );
+                let at = until.format("%Y-%m-%dT%H:%M:%SZ");
+                tracing::info!(target: NOTICE_TARGET, next_cycle = %at, "next monitor cycle at {at}");
                 Ok(())
             }
         };
@@ -196,7 +195,7 @@ fn load_truth(path: &PathBuf) -> io::Result<Vec<ChangeHistory>> {
 
 fn print_cycle(report: &CycleReport, json: bool) -> io::Result<()> {
     for error in report.urls.iter().filter_map(|u| u.error.as_deref()) {
-        eprintln!("ldwarc: monitor: download not read back, tried again later: {error}");
+        tracing::warn!(%error, "monitor: download not read back, tried again later: {error}");
     }
     if json {
         let mut out = output::stdout();
@@ -208,8 +207,10 @@ fn print_cycle(report: &CycleReport, json: bool) -> io::Result<()> {
         .estimate_error
         .map(|e| format!(" ({:+.1} %)", 100.0 * e))
         .unwrap_or_default();
-    eprintln!(
-        "ldwarc: monitor cycle {} at {} ({}): {} due, {} fetched, {} changed ({} with new bytes); kernel {}, segment {} (+{} −{}); crawl time estimate {:.2} s, actual {:.2} s{error}",
+    tracing::info!(
+        target: NOTICE_TARGET,
+        cycle = report.cycle,
+        "monitor cycle {} at {} ({}): {} due, {} fetched, {} changed ({} with new bytes); kernel {}, segment {} (+{} −{}); crawl time estimate {:.2} s, actual {:.2} s{error}",
         report.cycle,
         report.clock,
         report.strategy,

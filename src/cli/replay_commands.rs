@@ -345,10 +345,14 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
         }
     };
     let archive = args.root.open()?;
-    let mut report = |line: &str| eprintln!("ldwarc: {line}");
+    let mut report = |line: &str| output::suspend_progress(|| eprintln!("ldwarc: {line}"));
+    let progress = match &args.output {
+        None => output::for_data_on_stdout(|| output::counter("statements written")),
+        Some(_) => output::counter("statements written"),
+    };
     let summary = match &args.output {
         None => {
-            let mut out = output::stdout();
+            let mut out = output::CountingWriter::new(output::stdout(), progress.clone());
             let summary = snapshot(
                 &archive,
                 &args.scope.scope(),
@@ -366,12 +370,13 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
                 &args.scope.scope(),
                 &date,
                 format,
-                out,
+                &mut output::CountingWriter::new(out, progress.clone()),
                 &mut report,
             )
             .map_err(io::Error::from)
         })?,
     };
+    progress.finish_and_clear();
     eprintln!(
         "ldwarc: snapshot as of {}: {} documents, {} statements ({} URLs not documents then, {} left out, {} partial)",
         date.timestamp(),
@@ -509,7 +514,9 @@ fn diff_dates(args: &DiffArgs) -> io::Result<bool> {
     let archive = args.root.open()?;
     let mut out = output::stdout();
     let mut failure: Option<io::Error> = None;
+    let progress = output::for_data_on_stdout(|| output::counter("documents compared"));
     let mut visit = |document: &DocumentDiff| {
+        progress.inc(1);
         if failure.is_none()
             && let Err(e) = print_document_diff(&mut out, document, args)
         {
@@ -517,6 +524,7 @@ fn diff_dates(args: &DiffArgs) -> io::Result<bool> {
         }
     };
     let summary = diff_dataset(&archive, &args.scope.scope(), &first, &second, &mut visit)?;
+    progress.finish_and_clear();
     if let Some(error) = failure {
         return Err(error);
     }

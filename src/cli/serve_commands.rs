@@ -79,7 +79,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
         zipnum: args.zipnum,
         public: args.public,
     };
-    match run(config) {
+    match run(config, super::output::print_listening) {
         Ok(()) => Ok(0),
         Err(error) => {
             eprintln!("ldwarc serve: {error}");

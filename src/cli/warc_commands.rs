@@ -74,7 +74,7 @@ fn input_files(paths: &[PathBuf], root: &RootArg) -> io::Result<Vec<PathBuf>> {
 pub fn check(args: CheckArgs) -> io::Result<i32> {
     let files = input_files(&args.paths, &args.root)?;
     let mut out = output::stdout();
-    let progress = output::progress(files.len() as u64, "files");
+    let progress = output::progress(files.len() as u64, "files checked");
     let threshold = if args.strict {
         Severity::Warning
     } else {
@@ -158,6 +158,8 @@ pub fn ls(args: LsArgs) -> io::Result<i32> {
     let with_file = files.len() > 1;
     let mut out = output::stdout();
     let mut damaged = false;
+    let progress = output::for_data_on_stdout(|| output::progress_bytes(total_size(&files), "ls"));
+    let mut before = 0;
     for path in &files {
         let mut reader = WarcReader::open(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
@@ -166,6 +168,7 @@ pub fn ls(args: LsArgs) -> io::Result<i32> {
         summarize_all(
             &mut reader,
             |summary| {
+                progress.set_position(before + summary.offset);
                 if write_result.is_ok() {
                     write_result = write_summary(
                         &mut out,
@@ -177,18 +180,28 @@ pub fn ls(args: LsArgs) -> io::Result<i32> {
             },
             |error| {
                 damaged = true;
-                eprintln!("ldwarc: {name}: {error}");
+                output::suspend_progress(|| eprintln!("ldwarc: {name}: {error}"));
             },
         );
         write_result?;
+        before += total_size(std::slice::from_ref(path));
         if reader.is_whole_file_gzip() {
             eprintln!(
                 "ldwarc: warning: {name}: gzipped as a whole; offsets are positions in the decompressed stream"
             );
         }
     }
+    progress.finish_and_clear();
     out.flush()?;
     Ok(if damaged { 1 } else { 0 })
+}
+
+fn total_size(files: &[PathBuf]) -> u64 {
+    files
+        .iter()
+        .filter_map(|file| file.metadata().ok())
+        .map(|metadata| metadata.len())
+        .sum()
 }
 
 fn write_summary(

@@ -322,8 +322,10 @@ impl ArchiverState {
             Err(error) if error.is_lease_lost() => {
                 self.stats.lease_lost += 1;
                 match written {
-                    Some(file) => eprintln!("ldwarc: {error}; its records stay in {file}"),
-                    None => eprintln!("ldwarc: {error}"),
+                    Some(file) => {
+                        tracing::warn!(%error, file, "{error}; its records stay in {file}")
+                    }
+                    None => tracing::warn!(%error, "{error}"),
                 }
                 Ok(())
             }

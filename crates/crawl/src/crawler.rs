@@ -150,6 +150,7 @@ pub fn crawl(
         None => None,
     };
     let crawl_id = opened.crawl;
+    tracing::info!(crawl = crawl_id, round = opened.round, "crawl started");
     let mut crawler = Crawler::new(options.clone(), client, opened.reader, jobs, opened.round);
     crawler.shared = shared;
     crawler.load(opened.frontier_rows);
@@ -450,7 +451,7 @@ impl Crawler {
         let mut seeds = Vec::new();
         for seed in self.options.seeds.clone() {
             let Some(url) = crawlable_text(&seed) else {
-                eprintln!("ldwarc: skipping seed {seed}: not an http(s) URL");
+                tracing::warn!(%seed, "skipping seed {seed}: not an http(s) URL");
                 continue;
             };
             let new = NewUrl {
@@ -504,7 +505,7 @@ impl Crawler {
             .filter_map(|seed| {
                 let url = crawlable_text(seed);
                 if url.is_none() {
-                    eprintln!("ldwarc: skipping seed {seed}: not an http(s) URL");
+                    tracing::warn!(%seed, "skipping seed {seed}: not an http(s) URL");
                 }
                 url
             })
@@ -694,7 +695,7 @@ impl Crawler {
             (Some(reader), true) => reader
                 .url_state(url.as_str())
                 .unwrap_or_else(|error| {
-                    eprintln!("ldwarc: {error}; fetching {url} without validators");
+                    tracing::warn!(%url, %error, "{error}; fetching {url} without validators");
                     None
                 })
                 .filter(|s| s.record.is_some() && (s.etag.is_some() || s.last_modified.is_some())),
@@ -942,6 +943,10 @@ impl Crawler {
         let pld = self.frontier.entry(id).pld;
         let sent = finished_at(&fetch);
         let url = self.frontier.entry(id).url.to_string();
+        match &fetch.outcome {
+            Ok(response) => tracing::debug!(%url, status = response.status, "fetched"),
+            Err(error) => tracing::info!(%url, %error, "fetch failed"),
+        }
         let mut new_urls = Vec::new();
         let mut note = None;
         let mut done = true;
@@ -1165,8 +1170,9 @@ impl Crawler {
             }
             LeaseEvent::Lost(names) => {
                 for name in names {
-                    eprintln!(
-                        "ldwarc: lost the lease on {name}; its URLs are left to the node holding it"
+                    tracing::warn!(
+                        pld = %name,
+                        "lost the lease on {name}; its URLs are left to the node holding it"
                     );
                     let Some(id) = self.frontier.find_pld(&name) else {
                         continue;
@@ -1233,7 +1239,7 @@ impl Crawler {
                 Err(tokio::sync::oneshot::error::TryRecvError::Closed) => true,
                 Ok(Ok(queued)) => queued == 0,
                 Ok(Err(error)) => {
-                    eprintln!("ldwarc: counting the URLs queued on all nodes: {error}");
+                    tracing::warn!(%error, "counting the URLs queued on all nodes: {error}");
                     false
                 }
             };

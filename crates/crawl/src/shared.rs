@@ -234,7 +234,7 @@ impl LeaseLoop {
             Ok(renewed) => renewed.into_iter().collect::<BTreeSet<_>>(),
             Err(error) => {
                 // Without a renewal the leases may lapse at any moment: stop using them.
-                eprintln!("ldwarc: renewing PLD leases: {error}; dropping them");
+                tracing::warn!(%error, "renewing PLD leases: {error}; dropping them");
                 BTreeSet::new()
             }
         };
@@ -261,7 +261,7 @@ impl LeaseLoop {
                 self.load_rows(claimed);
             }
             Ok(_) => {}
-            Err(error) => eprintln!("ldwarc: claiming PLDs: {error}"),
+            Err(error) => tracing::warn!(%error, "claiming PLDs: {error}"),
         }
     }
 
@@ -278,7 +278,7 @@ impl LeaseLoop {
             }
             Err(error) => {
                 // The claimed PLDs cannot be crawled without their rows: give them back.
-                eprintln!("ldwarc: reading the frontier of {held:?}: {error}");
+                tracing::warn!(plds = ?held, %error, "reading the frontier of {held:?}: {error}");
                 if !claimed.is_empty() {
                     for pld in &claimed {
                         self.held.remove(pld);
@@ -306,7 +306,7 @@ impl LeaseLoop {
             self.store
                 .release_after(&self.settings.node, self.settings.crawl, &plds)
         {
-            eprintln!("ldwarc: releasing PLD leases: {error}");
+            tracing::warn!(%error, "releasing PLD leases: {error}");
         }
     }
 }

@@ -195,9 +195,26 @@ async fn not_found() -> Response {
     text_response(StatusCode::NOT_FOUND, "not found\n")
 }
 
-/// Runs the server until the process is killed: prints `listening on http://ADDR` (the
-/// actual port when `bind` asked for port 0) and serves on a multi-threaded runtime.
-pub fn run(config: ServeConfig) -> Result<(), ServeError> {
+/// Where a started server listens, handed to the caller of [`run`] once the socket is bound.
+#[derive(Debug, Clone)]
+pub struct Listening {
+    /// The bound address (the actual port when `bind` asked for port 0).
+    pub address: SocketAddr,
+    /// The archive roots served.
+    pub roots: Vec<PathBuf>,
+    /// Captures in the merged index at start.
+    pub captures: u64,
+    /// Whether the server runs in public, read-only mode.
+    pub public: bool,
+}
+
+/// Runs the server until the process is killed: calls `on_listening` once the socket is
+/// bound (so the caller can tell clients the address), then serves on a multi-threaded
+/// runtime.
+pub fn run(
+    config: ServeConfig,
+    on_listening: impl FnOnce(&Listening) -> std::io::Result<()>,
+) -> Result<(), ServeError> {
     let state = prepare(&config)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -205,24 +222,14 @@ pub fn run(config: ServeConfig) -> Result<(), ServeError> {
         .build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.bind).await?;
-        let address = listener.local_addr()?;
-        println!(
-            "ldwarc serve: listening on http://{address} (archive {}, {} captures{})",
-            config
-                .roots
-                .iter()
-                .map(|root| root.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            state.archive.merged_index().len(),
-            if state.public {
-                "; public, read-only"
-            } else {
-                ""
-            }
-        );
-        use std::io::Write as _;
-        std::io::stdout().flush()?;
+        let listening = Listening {
+            address: listener.local_addr()?,
+            roots: config.roots.clone(),
+            captures: state.archive.merged_index().len(),
+            public: state.public,
+        };
+        tracing::info!(address = %listening.address, captures = listening.captures, "listening");
+        on_listening(&listening)?;
         spawn_index_reloader(state.clone());
         let head_time = state.limits.head_time;
         axum::serve(

@@ -63,7 +63,7 @@ async fn pause_after_accept_error(error: &io::Error) {
             | io::ErrorKind::ConnectionReset
     );
     if !per_connection {
-        eprintln!("ldwarc serve: accepting a connection failed: {error}");
+        tracing::error!(%error, "accepting a connection failed: {error}");
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }

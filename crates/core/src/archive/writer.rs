@@ -227,6 +227,7 @@ impl ArchiveWriter {
             let (header, block) = warcinfo_record(&name, time, &self.warcinfo_fields())?;
             writer.write_record(header, block)?;
             writer.flush()?;
+            tracing::info!(file = %open_path.display(), "writing a new WARC file");
             return Ok(OpenFile {
                 hour,
                 relative: self.archive.relative(&final_path),
@@ -285,7 +286,7 @@ impl Drop for ArchiveWriter {
     fn drop(&mut self) {
         for (_, file) in self.files.drain() {
             if let Err(error) = finalize(file) {
-                eprintln!("ldwarc: could not close a WARC file: {error}");
+                tracing::error!(%error, "could not close a WARC file: {error}");
             }
         }
     }

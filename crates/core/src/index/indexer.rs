@@ -73,6 +73,20 @@ enum Piece {
     Failed(io::Error),
 }
 
+impl Piece {
+    /// How far into `file` this piece reaches, for progress.
+    fn reached(&self, file: &FileWork) -> Option<u64> {
+        match self {
+            Piece::Captures(captures) => captures.last().map(|last| match last {
+                Prepared::Ready { original, .. } => original.offset + original.length,
+                Prepared::Revisit(capture) => capture.offset + capture.length,
+            }),
+            Piece::End { .. } => Some(file.size),
+            Piece::Failed(_) => None,
+        }
+    }
+}
+
 /// A capture made ready by a reading thread.
 enum Prepared {
     /// Not a revisit: its document, and what makes it a candidate original.
@@ -182,12 +196,12 @@ struct Originals {
     entries: Vec<Entry>,
 }
 
-/// Updates the index of `archive`. `progress` is called after each file with
-/// (files done, files to do).
+/// Updates the index of `archive`. `progress` is called as captures are added, with
+/// (bytes read, bytes to read) over the parts of the files this run reads.
 pub fn update_index(
     archive: &Archive,
     options: &IndexOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(u64, u64) + Sync),
 ) -> io::Result<IndexRun> {
     let index = CaptureIndex::open(&archive.index_dir())?;
     let mut checkpoint = if options.rebuild {
@@ -232,6 +246,9 @@ pub fn update_index(
         });
     }
     run.files_indexed = work.len();
+    for file in &work {
+        tracing::debug!(file = %file.name, offset = file.start, size = file.size, "indexing");
+    }
     let threads = match options.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -253,11 +270,18 @@ pub fn update_index(
         // an uninterrupted run from scratch would not know.
         committed: Some(index.snapshot()).filter(|s| !options.rebuild && !s.is_empty()),
     };
+    let to_read: u64 = work.iter().map(|w| w.size.saturating_sub(w.start)).sum();
+    let mut files_read = 0u64;
     read_files_in_order(&work, threads, builder, |file, piece| {
+        let reached = piece.reached(&work[file]);
         let done = matches!(piece, Piece::End { .. });
         adder.add(file, &work[file], piece, &mut run)?;
+        if let Some(reached) = reached {
+            let in_file = reached.saturating_sub(work[file].start);
+            progress(files_read + in_file, to_read);
+        }
         if done {
-            progress(file + 1, work.len());
+            files_read += work[file].size.saturating_sub(work[file].start);
         }
         Ok(())
     })?;
@@ -265,6 +289,12 @@ pub fn update_index(
     let mut batch = adder.batch;
     run.unresolved_revisits = resolve_late_originals(&index, &mut batch, &adder.checkpoint)?;
     batch.finish()?;
+    tracing::info!(
+        files = run.files_indexed,
+        captures = run.captures_added,
+        unresolved_revisits = run.unresolved_revisits,
+        "index updated"
+    );
     Ok(run)
 }
 
