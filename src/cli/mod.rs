@@ -2,6 +2,7 @@
 
 mod crawl_commands;
 mod docs;
+mod extract_command;
 mod index_commands;
 mod monitor_commands;
 mod output;
@@ -58,6 +59,8 @@ enum Command {
         one JSON object per line. Without PATH, lists every file under <root>/warc."
     )]
     Ls(warc_commands::LsArgs),
+    /// Write one record (or its headers, or its payload) as warcio extract does.
+    Extract(extract_command::ExtractArgs),
     /// Bring the capture index up to date with the WARC tree (incremental), or rebuild or verify it.
     #[command(
         long_about = "Bring the capture index under <root>/index up to date with the WARC files under \
@@ -192,6 +195,7 @@ pub fn run() -> i32 {
     let result = match cli.command {
         Command::Check(args) => warc_commands::check(args),
         Command::Ls(args) => warc_commands::ls(args),
+        Command::Extract(args) => extract_command::extract(args),
         Command::Recover(args) => warc_commands::recover(args),
         Command::Crawl(args) => crawl_commands::crawl_command(args),
         Command::Index(args) => index_commands::index(args),

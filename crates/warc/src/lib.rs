@@ -6,10 +6,14 @@
 
 pub mod arc;
 pub mod digest;
+pub mod extract;
 pub mod header;
 pub mod http;
 pub mod reader;
+mod record;
+mod record_type;
 mod source;
+mod stream;
 pub mod summary;
 pub mod time;
 pub mod validate;
@@ -17,7 +21,11 @@ pub mod writer;
 
 pub use digest::{BlockDigester, BlockDigests, DigestValue, canonical_digest, sha1_digest};
 pub use header::WarcHeader;
+pub use http::HttpHead;
 pub use reader::{FileFormat, ReadError, Record, RecordEnd, RecordSpan, WarcReader};
+pub use record::Payload;
+pub use record_type::RecordType;
+pub use stream::ForwardOnly;
 pub use writer::{
     Block, BlockBuilder, PayloadKind, WarcWriter, WrittenRecord, profiles, record_header,
     warcinfo_record,
