@@ -31,6 +31,9 @@ _ldwarc() {
             ldwarc,diff)
                 cmd="ldwarc__subcmd__diff"
                 ;;
+            ldwarc,extract)
+                cmd="ldwarc__subcmd__extract"
+                ;;
             ldwarc,gen-docs)
                 cmd="ldwarc__subcmd__gen__subcmd__docs"
                 ;;
@@ -87,6 +90,9 @@ _ldwarc() {
                 ;;
             ldwarc__subcmd__help,diff)
                 cmd="ldwarc__subcmd__help__subcmd__diff"
+                ;;
+            ldwarc__subcmd__help,extract)
+                cmd="ldwarc__subcmd__help__subcmd__extract"
                 ;;
             ldwarc__subcmd__help,gen-docs)
                 cmd="ldwarc__subcmd__help__subcmd__gen__subcmd__docs"
@@ -161,7 +167,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
+            opts="-h -V --help --version check ls extract index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -209,7 +215,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__check)
-            opts="-q -h --root --json --strict --quiet --help"
+            opts="-q -h --root --format --json --strict --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -217,6 +223,10 @@ _ldwarc() {
             case "${prev}" in
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -356,6 +366,20 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__extract)
+            opts="-h --payload --headers --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__gen__subcmd__docs)
             opts="-h --out --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -375,7 +399,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
+            opts="check ls extract index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -445,6 +469,20 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__extract)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -723,7 +761,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__ls)
-            opts="-h --root --json --help"
+            opts="-h --root --format --json --fields --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -731,6 +769,14 @@ _ldwarc() {
             case "${prev}" in
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --fields)
+                    COMPREPLY=($(compgen -W "offset length type date status mime digest uri id file" -- "${cur}"))
                     return 0
                     ;;
                 *)

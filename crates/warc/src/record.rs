@@ -78,9 +78,11 @@ impl<'a, R: Read + Seek> Record<'a, R> {
             });
         }
         let mut scanner = HeadEndScanner::default();
+        let mut block_ended = false;
         while pending.len() < MAX_HTTP_HEAD {
             let chunk = self.fill_buf()?;
             if chunk.is_empty() {
+                block_ended = true;
                 break;
             }
             let take = chunk.len().min(MAX_HTTP_HEAD - pending.len());
@@ -92,8 +94,20 @@ impl<'a, R: Read + Seek> Record<'a, R> {
                 break;
             }
         }
-        Ok(match http::parse_head_lenient(&pending) {
-            Some((head, len)) if len == pending.len() => HttpProbe::Read {
+        // Some writers count the blank line that ends the head as part of the record's end
+        // (the block stops after the last header line): the block's end ends the head too.
+        let parsed = match http::parse_head_lenient(&pending) {
+            Some((head, len)) if len == pending.len() => Some(head),
+            None if block_ended && pending.ends_with(b"\n") => {
+                let terminated = [pending.as_slice(), b"\r\n"].concat();
+                http::parse_head_lenient(&terminated)
+                    .filter(|(_, len)| *len == terminated.len())
+                    .map(|(head, _)| head)
+            }
+            _ => None,
+        };
+        Ok(match parsed {
+            Some(head) => HttpProbe::Read {
                 head: Some(head),
                 pending: Vec::new(),
                 pos: 0,
@@ -123,5 +137,91 @@ impl<R: Read + Seek> Read for Payload<'_, '_, R> {
             return Ok(n);
         }
         self.record.read(buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Cursor, Read};
+
+    use super::*;
+    use crate::WarcReader;
+
+    fn record(record_type: &str, block: &[u8]) -> Vec<u8> {
+        let mut bytes = format!(
+            "WARC/1.1\r\nWARC-Type: {record_type}\r\nWARC-Target-URI: http://a.example/\r\n\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        bytes.extend_from_slice(block);
+        bytes.extend_from_slice(b"\r\n\r\n");
+        bytes
+    }
+
+    /// (type, status or method, payload) of every record.
+    fn read_all(file: Vec<u8>) -> Vec<(RecordType, Option<String>, Vec<u8>)> {
+        let mut reader = WarcReader::new(Cursor::new(file)).expect("reader");
+        let mut seen = Vec::new();
+        while let Some(next) = reader.next_record() {
+            let mut record = next.expect("record");
+            let head = record.http().expect("http").cloned();
+            let what = head.map(|h| {
+                h.status
+                    .map_or_else(|| h.method.unwrap_or_default(), |s| s.to_string())
+            });
+            let mut payload = Vec::new();
+            record
+                .payload()
+                .expect("payload")
+                .read_to_end(&mut payload)
+                .expect("read");
+            seen.push((record.record_type(), what, payload));
+        }
+        seen
+    }
+
+    #[test]
+    fn heads_are_parsed_and_payloads_follow_them() {
+        let file = [
+            record(
+                "response",
+                b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n\x1f\x8bxx",
+            ),
+            record("request", b"GET / HTTP/1.1\r\nHost: a.example\r\n"),
+            record("revisit", b""),
+            record("response", b"not an HTTP message"),
+            record("resource", b"HTTP/1.1 200 OK\r\n\r\nkept"),
+        ]
+        .concat();
+        let seen = read_all(file);
+        assert_eq!(
+            seen,
+            vec![
+                (
+                    RecordType::Response,
+                    Some("200".into()),
+                    b"\x1f\x8bxx".to_vec()
+                ),
+                (RecordType::Request, Some("GET".into()), Vec::new()),
+                (RecordType::Revisit, None, Vec::new()),
+                (RecordType::Response, None, b"not an HTTP message".to_vec()),
+                (
+                    RecordType::Resource,
+                    None,
+                    b"HTTP/1.1 200 OK\r\n\r\nkept".to_vec()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_head_is_looked_for_once_the_block_was_read() {
+        let file = record("response", b"HTTP/1.1 204 No Content\r\n\r\n");
+        let mut reader = WarcReader::new(Cursor::new(file)).expect("reader");
+        let mut record = reader.next_record().expect("one record").expect("record");
+        let mut first = [0u8; 4];
+        record.read_exact(&mut first).expect("read");
+        assert!(record.http().expect("http").is_none());
     }
 }
