@@ -52,5 +52,6 @@ mod simulate;
 mod stats_archive;
 mod surt_interop;
 mod wacz_roundtrip;
+mod warc_extract_stdin;
 mod writer_roundtrip;
 mod zipnum_pywb;

@@ -34,6 +34,9 @@ _ldwarc() {
             ldwarc,export)
                 cmd="ldwarc__subcmd__export"
                 ;;
+            ldwarc,extract)
+                cmd="ldwarc__subcmd__extract"
+                ;;
             ldwarc,gen-docs)
                 cmd="ldwarc__subcmd__gen__subcmd__docs"
                 ;;
@@ -96,6 +99,9 @@ _ldwarc() {
                 ;;
             ldwarc__subcmd__help,export)
                 cmd="ldwarc__subcmd__help__subcmd__export"
+                ;;
+            ldwarc__subcmd__help,extract)
+                cmd="ldwarc__subcmd__help__subcmd__extract"
                 ;;
             ldwarc__subcmd__help,gen-docs)
                 cmd="ldwarc__subcmd__help__subcmd__gen__subcmd__docs"
@@ -173,7 +179,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls extract index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -229,7 +235,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__check)
-            opts="-q -v -h --root --json --strict --quiet --verbose --log-format --help"
+            opts="-q -v -h --root --format --json --strict --quiet --verbose --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -237,6 +243,10 @@ _ldwarc() {
             case "${prev}" in
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -434,6 +444,24 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__extract)
+            opts="-v -q -h --payload --headers --verbose --quiet --log-format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__gen__subcmd__docs)
             opts="-v -q -h --out --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -457,7 +485,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="check ls extract index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -541,6 +569,20 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__extract)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -871,7 +913,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__ls)
-            opts="-v -q -h --root --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --format --json --fields --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -879,6 +921,14 @@ _ldwarc() {
             case "${prev}" in
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --fields)
+                    COMPREPLY=($(compgen -W "offset length type date status mime digest uri id file" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)

@@ -2,6 +2,7 @@
 
 mod crawl_commands;
 mod docs;
+mod extract_command;
 mod flags;
 mod help;
 mod index_commands;
@@ -54,10 +55,13 @@ enum Command {
     /// List records: offset, length, type, date, status, mime, payload digest, target URI.
     #[command(
         long_about = "List the records of WARC/ARC files, one line each: offset, length, type, \
-        date, HTTP status, mime type, payload digest and target URI ('-' where absent). With --json, \
-        one JSON object per line. Without PATH, lists every file under <root>/warc."
+        date, HTTP status, mime type, payload digest and target URI (`-` where absent), or the --fields \
+        chosen; with --format json, one JSON object per line. Without PATH, lists every file under \
+        <root>/warc; `-` reads standard input."
     )]
     Ls(warc_commands::LsArgs),
+    /// Write one record (or its headers, or its payload) as warcio extract does.
+    Extract(extract_command::ExtractArgs),
     /// Bring the capture index up to date with the WARC tree (incremental), or rebuild or verify it.
     #[command(
         long_about = "Bring the capture index under <root>/index up to date with the WARC files under \
@@ -202,6 +206,7 @@ pub fn run() -> i32 {
     let result = match cli.command {
         Command::Check(args) => warc_commands::check(args),
         Command::Ls(args) => warc_commands::ls(args),
+        Command::Extract(args) => extract_command::extract(args),
         Command::Recover(args) => warc_commands::recover(args),
         Command::Crawl(args) => crawl_commands::crawl_command(args),
         Command::Index(args) => index_commands::index(args),

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::arc;
 use super::header::{WarcHeader, parse_header_block};
+use super::record::HttpProbe;
 use super::source::{Source, SourceError};
 
 /// Longest header block accepted before the record is treated as damaged.
@@ -80,7 +81,7 @@ struct Current {
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let mut reader = ldwarc::warc::WarcReader::open("example.warc.gz")?;
+/// let mut reader = ldwarc_warc::WarcReader::open("example.warc.gz")?;
 /// while let Some(record) = reader.next_record() {
 ///     let mut record = record?;
 ///     let mut body = Vec::new();
@@ -88,7 +89,7 @@ struct Current {
 ///     let end = record.finish()?;
 ///     println!("{} {:?}", end.span.offset, record_type(&end));
 /// }
-/// # fn record_type(_: &ldwarc::warc::RecordEnd) {}
+/// # fn record_type(_: &ldwarc_warc::RecordEnd) {}
 /// # Ok(()) }
 /// ```
 pub struct WarcReader<R> {
@@ -169,6 +170,7 @@ impl<R: Read + Seek> WarcReader<R> {
                 header,
                 offset: self.current.as_ref().map_or(0, |c| c.offset),
                 reader: self,
+                http: HttpProbe::default(),
             })),
             Ok(None) => {
                 self.finished = true;
@@ -704,6 +706,8 @@ pub struct Record<'a, R> {
     /// Offset of the record in the file (see [`RecordSpan`]).
     pub offset: u64,
     reader: &'a mut WarcReader<R>,
+    /// The HTTP head, once looked for by [`Record::http`].
+    pub(crate) http: HttpProbe,
 }
 
 impl<R: Read + Seek> Record<'_, R> {
