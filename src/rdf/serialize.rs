@@ -233,6 +233,8 @@ impl From<Syntax> for OutputFormat {
             Syntax::TriG => OutputFormat::TriG,
             Syntax::JsonLd => OutputFormat::JsonLd,
             Syntax::RdfXml => OutputFormat::RdfXml,
+            // A page's graph may have named graphs (from its JSON-LD blocks).
+            Syntax::Html | Syntax::Xhtml => OutputFormat::NQuads,
         }
     }
 }
@@ -249,7 +251,9 @@ impl FromStr for OutputFormat {
     /// Accepts the names `nt`, `ttl`, `nq`, `trig`, `jsonld`, `rdfxml` (any case), the
     /// spellings [`Syntax`] accepts, and the media types of [`OutputFormat::negotiate`].
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        if let Ok(syntax) = text.parse::<Syntax>() {
+        if let Ok(syntax) = text.parse::<Syntax>()
+            && !syntax.is_page()
+        {
             return Ok(syntax.into());
         }
         let essence = text.split(';').next().unwrap_or_default().trim();
