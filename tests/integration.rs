@@ -42,5 +42,6 @@ mod serve_vs_pywb;
 mod simulate;
 mod stats_archive;
 mod surt_interop;
+mod w3c_conformance;
 mod writer_roundtrip;
 mod zipnum_pywb;

@@ -7,8 +7,8 @@ use clap::Args;
 
 use super::output;
 use crate::rdf::{
-    Graph, NoContexts, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax, choose_syntaxes, parse_graph,
-    write_graph,
+    Graph, MicrodataRegistry, NoContexts, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax,
+    choose_syntaxes, parse_graph, parse_page, write_graph,
 };
 
 /// Arguments of `ldwarc parse`.
@@ -28,6 +28,10 @@ pub struct ParseArgs {
     /// Output syntax (default: nt, or nq when the graph has named graphs).
     #[arg(long, value_name = "nt|ttl|nq|trig|jsonld|rdfxml")]
     format: Option<OutputFormat>,
+    /// A Microdata vocabulary registry (JSON, as the W3C Microdata to RDF note defines it) to
+    /// use beside the one shipped with ldwarc.
+    #[arg(long, value_name = "FILE")]
+    microdata_registry: Option<std::path::PathBuf>,
     /// Print on stderr, per page, how many statements each embedded syntax gave (RDFa,
     /// Microdata, JSON-LD blocks, Turtle-family blocks).
     #[arg(long)]
@@ -41,9 +45,19 @@ pub fn parse_command(args: ParseArgs) -> io::Result<i32> {
     {
         return Err(invalid(format!("--base {base}: not an absolute IRI")));
     }
+    let registry = match &args.microdata_registry {
+        None => MicrodataRegistry::shipped().clone(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+            let extra = MicrodataRegistry::from_json(&text)
+                .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+            MicrodataRegistry::shipped().clone().merged(extra)
+        }
+    };
     let mut graphs = Vec::with_capacity(args.files.len());
     for file in &args.files {
-        let parsed = parse_file(file, &args)?;
+        let parsed = parse_file(file, &args, &registry)?;
         report(file, &parsed, args.report);
         graphs.push(parsed.graph);
     }
@@ -60,7 +74,11 @@ pub fn parse_command(args: ParseArgs) -> io::Result<i32> {
     Ok(0)
 }
 
-fn parse_file(file: &str, args: &ParseArgs) -> io::Result<ParsedGraph> {
+fn parse_file(
+    file: &str,
+    args: &ParseArgs,
+    registry: &MicrodataRegistry,
+) -> io::Result<ParsedGraph> {
     let (bytes, default_base) = read_input(file)?;
     let base = args.base.clone().unwrap_or(default_base);
     let content_type = args
@@ -71,8 +89,24 @@ fn parse_file(file: &str, args: &ParseArgs) -> io::Result<ParsedGraph> {
         content_type.as_deref(),
         &bytes[..bytes.len().min(SNIFF_LEN)],
     );
-    parse_graph(&bytes, &syntaxes, &base, &NoContexts)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{file}: {e}")))
+    let unreadable = |e: String| io::Error::new(io::ErrorKind::InvalidData, format!("{file}: {e}"));
+    match syntaxes.first() {
+        Some(&page) if page.is_page() && args.microdata_registry.is_some() => {
+            let xhtml = page == Syntax::Xhtml;
+            let (graph, report) =
+                parse_page(&bytes, xhtml, &base, &NoContexts, registry).map_err(unreadable)?;
+            Ok(ParsedGraph {
+                graph,
+                syntax: page,
+                error: None,
+                remote_contexts: report.remote_contexts.clone(),
+                missing_contexts: report.missing_contexts.clone(),
+                embedded: Some(report),
+            })
+        }
+        _ => parse_graph(&bytes, &syntaxes, &base, &NoContexts)
+            .map_err(|e| unreadable(e.to_string())),
+    }
 }
 
 /// The bytes of a file (or standard input) and its default base IRI.

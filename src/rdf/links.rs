@@ -70,7 +70,7 @@ pub struct Extracted {
     pub error: Option<String>,
     /// Pages only: which embedded syntax found what. The page's `<link rel="alternate">`
     /// RDF versions are among [`Extracted::links`] too.
-    pub embedded: Option<EmbeddedReport>,
+    pub embedded: Option<Box<EmbeddedReport>>,
 }
 
 /// Why no links could be extracted at all.
@@ -164,7 +164,7 @@ fn parse_one(body: &[u8], syntax: Syntax, base: &str, options: &LinkOptions) -> 
         remote_contexts: outcome.remote_contexts,
         missing_contexts: outcome.missing_contexts,
         error: outcome.result.err(),
-        embedded: outcome.embedded,
+        embedded: outcome.embedded.map(Box::new),
     }
 }
 

@@ -237,13 +237,13 @@ pub(crate) fn inner_markup(element: &Element, namespaces: &[(String, String)]) -
 fn write_element(element: &Element, namespaces: &[(String, String)], out: &mut String) {
     out.push('<');
     out.push_str(&element.name);
+    for (name, value) in &element.attrs {
+        push_attribute(name, value, out);
+    }
     for (name, value) in namespaces {
         if !element.has(name) {
             push_attribute(name, value, out);
         }
-    }
-    for (name, value) in &element.attrs {
-        push_attribute(name, value, out);
     }
     if element.children.is_empty() && is_void(&element.name) {
         out.push_str("/>");
@@ -338,7 +338,7 @@ mod tests {
         assert_eq!(
             inner_markup(p, &ns),
             format!(
-                "a &amp; <em xmlns=\"{XHTML_NS}\" class=\"x\">b</em><br xmlns=\"{XHTML_NS}\"/>"
+                "a &amp; <em class=\"x\" xmlns=\"{XHTML_NS}\">b</em><br xmlns=\"{XHTML_NS}\"/>"
             )
         );
     }

@@ -192,10 +192,11 @@ pub(crate) fn extract_embedded<S: StatementSink>(
     }
     let text = String::from_utf8_lossy(body);
     let document = dom::parse(&text, xhtml);
-    let base = document_base(&document.root, base);
+    let url = base;
+    let base = document_base(&document.root, url);
 
     let mut rdfa_out = Emitter::new("r");
-    rdfa::extract(&document, &base, &mut rdfa_out);
+    rdfa::extract(&document, &base, url, &mut rdfa_out);
     report.rdfa = rdfa_out.len();
     let mut microdata_out = Emitter::new("m");
     report.errors = microdata::extract(&document.root, &base, registry, &mut microdata_out);

@@ -134,6 +134,8 @@ struct Context {
     parent_subject: Term,
     parent_object: Option<Term>,
     prefixes: Rc<HashMap<String, String>>,
+    /// The prefixes the page itself declared in scope (for XML literals).
+    declared: Rc<HashMap<String, String>>,
     vocabulary: Option<String>,
     language: Option<String>,
     incomplete: Rc<Vec<Incomplete>>,
@@ -142,13 +144,13 @@ struct Context {
 
 struct Processor<'e> {
     base: String,
-    xml: bool,
+    url: String,
     terms: HashMap<String, String>,
     emitter: &'e mut Emitter,
 }
 
 /// Extracts the RDFa of a page whose base is `base` into `emitter`.
-pub(crate) fn extract(document: &Document, base: &str, emitter: &mut Emitter) {
+pub(crate) fn extract(document: &Document, base: &str, url: &str, emitter: &mut Emitter) {
     let mut terms: HashMap<String, String> = CORE_TERMS
         .iter()
         .map(|(term, iri)| (term.to_string(), iri.to_string()))
@@ -160,7 +162,7 @@ pub(crate) fn extract(document: &Document, base: &str, emitter: &mut Emitter) {
     }
     let mut processor = Processor {
         base: base.to_string(),
-        xml: document.xml,
+        url: url.to_string(),
         terms,
         emitter,
     };
@@ -173,12 +175,63 @@ pub(crate) fn extract(document: &Document, base: &str, emitter: &mut Emitter) {
                 .map(|(prefix, iri)| (prefix.to_string(), iri.to_string()))
                 .collect(),
         ),
+        declared: Rc::default(),
         vocabulary: None,
         language: None,
         incomplete: Rc::new(Vec::new()),
         lists: Rc::default(),
     };
     processor.element(&document.root, &context, true);
+    copy_properties(emitter);
+}
+
+/// HTML+RDFa property copying: a resource that `rdfa:copy`s an `rdfa:Pattern` gets the
+/// pattern's statements; patterns and the copy statements are then dropped.
+fn copy_properties(emitter: &mut Emitter) {
+    let copy = Term::Iri("http://www.w3.org/ns/rdfa#copy".to_string());
+    let rdf_type = Term::Iri(RDF_TYPE.to_string());
+    let pattern_class = Term::Iri("http://www.w3.org/ns/rdfa#Pattern".to_string());
+    let patterns: Vec<Term> = emitter
+        .statements
+        .iter()
+        .filter(|[_, p, o, _]| *p == rdf_type && *o == pattern_class)
+        .map(|[s, ..]| s.clone())
+        .collect();
+    if patterns.is_empty() {
+        return;
+    }
+    let mut known: std::collections::HashSet<[Term; 4]> =
+        emitter.statements.iter().cloned().collect();
+    loop {
+        let mut added = Vec::new();
+        for [subject, predicate, pattern, graph] in &emitter.statements {
+            if *predicate != copy || !patterns.contains(pattern) {
+                continue;
+            }
+            for [s, p, o, _] in &emitter.statements {
+                let is_marker = *p == rdf_type && *o == pattern_class;
+                if s == pattern && !is_marker {
+                    let statement = [subject.clone(), p.clone(), o.clone(), graph.clone()];
+                    if known.insert(statement.clone()) {
+                        added.push(statement);
+                    }
+                }
+            }
+        }
+        if added.is_empty() {
+            break;
+        }
+        emitter.statements.extend(added);
+    }
+    let referenced: Vec<Term> = emitter
+        .statements
+        .iter()
+        .filter(|[_, p, o, _]| *p == copy && patterns.contains(o))
+        .map(|[_, _, o, _]| o.clone())
+        .collect();
+    emitter
+        .statements
+        .retain(|[s, p, o, _]| !(referenced.contains(s) || *p == copy && referenced.contains(o)));
 }
 
 /// What steps 5 and 6 decide about an element's resources.
@@ -194,11 +247,13 @@ impl Processor<'_> {
     /// Processes one element and its descendants (§7.5 steps 1–14).
     fn element(&mut self, element: &Element, parent: &Context, root: bool) {
         let mut prefixes = parent.prefixes.clone();
-        self.update_prefixes(element, &mut prefixes);
+        let mut declared = parent.declared.clone();
+        self.update_prefixes(element, &mut prefixes, &mut declared);
         let vocabulary = self.vocabulary(element, parent);
         let language = self.language(element, parent);
         let local = Context {
             prefixes,
+            declared,
             vocabulary,
             language,
             ..parent.clone()
@@ -265,7 +320,8 @@ impl Processor<'_> {
         }
 
         if let Some(subject) = &subject {
-            self.properties(element, &local, subject, &resources, &lists, inlist);
+            let lists = &lists;
+            self.properties(element, &local, subject, &resources, lists, has_rel_rev);
         }
 
         if !resources.skip
@@ -382,15 +438,16 @@ impl Processor<'_> {
         subject: &Term,
         resources: &Resources,
         lists: &Rc<RefCell<ListMapping>>,
-        inlist: bool,
+        has_rel_rev: bool,
     ) {
+        let inlist = element.has("inlist");
         let predicates: Vec<String> = split(element.attr("property"))
             .filter_map(|value| self.predicate(value, local))
             .collect();
         if predicates.is_empty() {
             return;
         }
-        let value = self.property_value(element, local, resources);
+        let value = self.property_value(element, local, resources, has_rel_rev);
         for predicate in predicates {
             if inlist {
                 lists
@@ -404,7 +461,13 @@ impl Processor<'_> {
         }
     }
 
-    fn property_value(&mut self, element: &Element, local: &Context, found: &Resources) -> Term {
+    fn property_value(
+        &mut self,
+        element: &Element,
+        local: &Context,
+        found: &Resources,
+        has_rel_rev: bool,
+    ) -> Term {
         let datatype = element.attr("datatype").map(str::trim);
         let lexical = || {
             element
@@ -430,7 +493,7 @@ impl Processor<'_> {
         if element.name == "time" {
             return self.inferred(element.text_content(), local);
         }
-        if !element.has("rel") && !element.has("rev") {
+        if !has_rel_rev {
             let object = self
                 .resource(element, local)
                 .or_else(|| self.href_or_src(element));
@@ -466,9 +529,18 @@ impl Processor<'_> {
         Term::typed(lexical, datatype)
     }
 
-    /// The namespace declarations an XML literal carries: the XHTML default namespace.
-    fn literal_namespaces(&self, _local: &Context) -> Vec<(String, String)> {
-        vec![("xmlns".to_string(), XHTML_NS.to_string())]
+    /// The namespace declarations an XML literal carries: the default namespace and every
+    /// prefix the page declared in scope, in name order.
+    fn literal_namespaces(&self, local: &Context) -> Vec<(String, String)> {
+        let mut namespaces = vec![("xmlns".to_string(), XHTML_NS.to_string())];
+        let mut declared: Vec<(String, String)> = local
+            .declared
+            .iter()
+            .map(|(prefix, iri)| (format!("xmlns:{prefix}"), iri.clone()))
+            .collect();
+        declared.sort();
+        namespaces.extend(declared);
+        namespaces
     }
 
     fn plain(&self, lexical: String, local: &Context) -> Term {
@@ -542,12 +614,24 @@ impl Processor<'_> {
         }
     }
 
-    fn update_prefixes(&self, element: &Element, prefixes: &mut Rc<HashMap<String, String>>) {
+    /// Adds the prefixes of `xmlns:` and `@prefix` (relative IRIs resolved against the page
+    /// URL, not `<base>`, as the RDFa test suite expects).
+    fn update_prefixes(
+        &self,
+        element: &Element,
+        prefixes: &mut Rc<HashMap<String, String>>,
+        declared: &mut Rc<HashMap<String, String>>,
+    ) {
+        let mut declare = |prefix: String, iri: &str| {
+            let iri = super::resolve(&self.url, iri).unwrap_or(iri.to_string());
+            Rc::make_mut(prefixes).insert(prefix.clone(), iri.clone());
+            Rc::make_mut(declared).insert(prefix, iri);
+        };
         for (name, value) in &element.attrs {
             if let Some(prefix) = name.strip_prefix("xmlns:") {
                 let prefix = prefix.to_ascii_lowercase();
                 if prefix != "_" && !value.is_empty() {
-                    Rc::make_mut(prefixes).insert(prefix, value.clone());
+                    declare(prefix, value);
                 }
             }
         }
@@ -564,7 +648,7 @@ impl Processor<'_> {
             if prefix.is_empty() || prefix == "_" || !is_ncname(&prefix) {
                 continue;
             }
-            Rc::make_mut(prefixes).insert(prefix, iri.to_string());
+            declare(prefix, iri);
         }
     }
 
@@ -605,7 +689,7 @@ impl Processor<'_> {
         element: &Element,
         local: &Context,
     ) -> Option<(Vec<String>, Vec<String>)> {
-        let with_property = element.has("property") && !self.xml;
+        let with_property = element.has("property");
         let keep = |name: &str| {
             let value = element.attr(name)?;
             let tokens: Vec<&str> = split(Some(value))
@@ -630,15 +714,16 @@ impl Processor<'_> {
         Some((rels, revs))
     }
 
-    /// `@about`, with `<head>` and `<body>` standing for the document when nothing else names
-    /// a resource on them.
+    /// `@about`; a typed `<head>` or `<body>` that names no resource types its parent's
+    /// object (HTML+RDFa), not a new blank node.
     fn about(&mut self, element: &Element, local: &Context) -> Option<Term> {
         if let Some(value) = element.attr("about") {
             return self.safe_curie_or_iri(value, local);
         }
         let head_or_body = matches!(element.name.as_str(), "head" | "body");
-        if head_or_body && !element.has("resource") && !element.has("href") && !element.has("src") {
-            return Some(self.base_term());
+        let names_resource = ["resource", "href", "src"].iter().any(|a| element.has(a));
+        if head_or_body && element.has("typeof") && !names_resource {
+            return local.parent_object.clone();
         }
         None
     }
