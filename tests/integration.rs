@@ -18,6 +18,7 @@ mod crawl_testweb;
 mod damaged_files;
 mod demo;
 mod diff_interop;
+mod html_pages;
 mod index_cdxj;
 mod index_crash;
 mod index_revisits;

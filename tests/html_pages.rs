@@ -1,0 +1,188 @@
+//! Linked Data in HTML end to end: a crawl of pages whose only links are in their embedded
+//! data (RDFa, a JSON-LD block, Microdata) and an RDF twin announced by `<link
+//! rel="alternate">` reaches every page and never follows plain `<a href>`s; each page's
+//! replay is the graph `ldwarc parse` extracts from the same bytes; `ldwarc parse` errors.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use ldwarc::rdf::{NoContexts, Syntax, canonical_hash, parse_graph};
+use ldwarc::testweb::{Resource, StaticFile, TestWebServer, Web};
+
+use crate::common::{ldwarc, run, stdout_ok};
+
+const RDFA_PAGE: &str = r#"<!DOCTYPE html>
+<html prefix="ex: http://vocab.example/"><head><title>start</title></head>
+<body about="" typeof="ex:Page">
+  <p>Plain link, not data: <a href="http://pages.example/never">never</a>.</p>
+  <div rel="ex:next" resource="http://pages.example/jsonld"></div>
+</body></html>"#;
+
+const JSON_LD_PAGE: &str = r#"<!DOCTYPE html><html><head>
+<script type="application/ld+json">
+{"@id": "http://pages.example/jsonld", "http://vocab.example/next": {"@id": "/microdata"}}
+</script>
+<script type="application/ld+json">{ this block is broken </script>
+</head><body><a href="/never">never</a></body></html>"#;
+
+const MICRODATA_PAGE: &str = r#"<!DOCTYPE html><html><body>
+<div itemscope itemtype="http://schema.org/WebPage">
+  <span itemprop="name">Microdata page</span>
+  <link itemprop="relatedLink" href="http://pages.example/twin">
+</div></body></html>"#;
+
+const TWIN_PAGE: &str = r#"<!DOCTYPE html><html><head>
+<link rel="alternate" type="text/turtle" href="/twin.ttl">
+</head><body><p>The data is elsewhere.</p></body></html>"#;
+
+const TWIN_TURTLE: &str = "<http://pages.example/twin> <http://vocab.example/done> true .\n";
+
+const PAGES: &[(&str, &str, &str)] = &[
+    (
+        "http://pages.example/start",
+        "text/html; charset=utf-8",
+        RDFA_PAGE,
+    ),
+    ("http://pages.example/jsonld", "text/html", JSON_LD_PAGE),
+    (
+        "http://pages.example/microdata",
+        "text/html",
+        MICRODATA_PAGE,
+    ),
+    ("http://pages.example/twin", "text/html", TWIN_PAGE),
+    ("http://pages.example/twin.ttl", "text/turtle", TWIN_TURTLE),
+];
+
+fn web() -> Web {
+    let mut web = Web::new();
+    for (url, content_type, body) in PAGES {
+        web.insert(url, Resource::Static(StaticFile::new(content_type, *body)))
+            .unwrap();
+    }
+    web.insert(
+        "http://pages.example/never",
+        Resource::Static(StaticFile::new("text/html", "<p>must not be crawled</p>")),
+    )
+    .unwrap();
+    web.seeds = vec!["http://pages.example/start".into()];
+    web
+}
+
+/// The graph of a document, for comparison by canonical hash.
+fn hash_of(nquads: &[u8]) -> String {
+    let parsed = parse_graph(nquads, &[Syntax::NQuads], "http://x.example/", &NoContexts).unwrap();
+    canonical_hash(&parsed.graph).hex
+}
+
+#[test]
+fn a_crawl_follows_embedded_data_and_replays_page_graphs() {
+    let server = TestWebServer::start(web()).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let output = run(ldwarc()
+        .arg("crawl")
+        .arg("--root")
+        .arg(root.path())
+        .args(["--delay", "0.05", "--hops", "10", "--timeout", "10"])
+        .arg("--resolve")
+        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .arg("http://pages.example/start"));
+    stdout_ok(&output, "ldwarc crawl");
+
+    for (url, content_type, body) in PAGES {
+        let replayed = run(ldwarc()
+            .arg("replay")
+            .arg("--root")
+            .arg(root.path())
+            .args(["--format", "nq"])
+            .arg(url));
+        let replayed = stdout_ok(&replayed, &format!("replay {url}"));
+        let mut parse = ldwarc()
+            .arg("parse")
+            .arg("-")
+            .args([
+                "--base",
+                url,
+                "--media-type",
+                content_type,
+                "--format",
+                "nq",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        parse
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(body.as_bytes())
+            .unwrap();
+        let parsed = parse.wait_with_output().unwrap();
+        let parsed = stdout_ok(&parsed, &format!("parse {url}"));
+        assert!(
+            !parsed.is_empty() || url.ends_with("/twin"),
+            "{url}: no data"
+        );
+        assert_eq!(
+            hash_of(replayed.as_bytes()),
+            hash_of(parsed.as_bytes()),
+            "{url}: replay\n{replayed}\nparse\n{parsed}"
+        );
+    }
+    let never = run(ldwarc()
+        .arg("replay")
+        .arg("--root")
+        .arg(root.path())
+        .arg("http://pages.example/never"));
+    assert_eq!(
+        never.status.code(),
+        Some(2),
+        "a plain <a href> was followed"
+    );
+}
+
+#[test]
+fn parse_reports_per_syntax_and_refuses_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, JSON_LD_PAGE).unwrap();
+    let output = run(ldwarc().arg("parse").arg(&page).args([
+        "--base",
+        "http://pages.example/jsonld",
+        "--report",
+        "--format",
+        "nt",
+    ]));
+    let stdout = stdout_ok(&output, "parse --report");
+    assert!(
+        stdout.contains("<http://pages.example/microdata>"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("script block 2 (application/ld+json)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("json-ld 1 (2 blocks)"), "{stderr}");
+
+    let missing = run(ldwarc().arg("parse").arg(dir.path().join("absent.ttl")));
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("absent.ttl"));
+
+    let not_rdf = dir.path().join("notes.txt");
+    std::fs::write(&not_rdf, "just some words").unwrap();
+    let refused = run(ldwarc().arg("parse").arg(&not_rdf));
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("notes.txt"));
+
+    let bad_base = run(ldwarc()
+        .arg("parse")
+        .arg(&page)
+        .args(["--base", "relative/x"]));
+    assert_eq!(bad_base.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_base.stderr).contains("--base relative/x"));
+
+    let bad_format = run(ldwarc().arg("parse").arg(&page).args(["--format", "html"]));
+    assert_eq!(bad_format.status.code(), Some(2));
+}
