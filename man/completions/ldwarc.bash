@@ -49,6 +49,9 @@ _ldwarc() {
             ldwarc,monitor)
                 cmd="ldwarc__subcmd__monitor"
                 ;;
+            ldwarc,parse)
+                cmd="ldwarc__subcmd__parse"
+                ;;
             ldwarc,plan)
                 cmd="ldwarc__subcmd__plan"
                 ;;
@@ -106,6 +109,9 @@ _ldwarc() {
             ldwarc__subcmd__help,monitor)
                 cmd="ldwarc__subcmd__help__subcmd__monitor"
                 ;;
+            ldwarc__subcmd__help,parse)
+                cmd="ldwarc__subcmd__help__subcmd__parse"
+                ;;
             ldwarc__subcmd__help,plan)
                 cmd="ldwarc__subcmd__help__subcmd__plan"
                 ;;
@@ -161,7 +167,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
+            opts="-h -V --help --version check ls index cdx query crawl replay history snapshot diff parse demo stats simulate monitor serve recover plan gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -375,7 +381,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan gen-docs help"
+            opts="check ls index cdx query crawl replay history snapshot diff parse demo stats simulate monitor serve recover plan gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -529,6 +535,20 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__monitor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__parse)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -828,6 +848,36 @@ _ldwarc() {
                     return 0
                     ;;
                 --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__parse)
+            opts="-h --base --media-type --format --microdata-registry --report --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --media-type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --microdata-registry)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -278,10 +278,15 @@ pub fn parse_graph(
     for &syntax in syntaxes {
         let mut builder = GraphBuilder::default();
         let outcome = parse_statements(body, syntax, base, contexts, &mut builder);
+        let mut error = outcome.result.err();
+        if error.is_none() && syntax.is_page() && builder.graph.is_empty() {
+            // A page without embedded data is a page, not an (empty) RDF document.
+            error = Some("no embedded RDF (RDFa, Microdata or data blocks)".to_string());
+        }
         let parsed = ParsedGraph {
             graph: builder.graph,
             syntax,
-            error: outcome.result.err(),
+            error,
             remote_contexts: outcome.remote_contexts,
             missing_contexts: outcome.missing_contexts,
             embedded: outcome.embedded,

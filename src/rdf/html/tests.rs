@@ -93,10 +93,12 @@ fn pages_parse_through_the_common_path_and_alternates_are_links() {
 }
 
 #[test]
-fn a_page_without_data_is_an_empty_graph_not_an_error() {
+fn a_page_without_data_has_an_empty_graph_but_is_no_rdf_document() {
     let (graph, report) = page_graph("<p>Nothing to see</p>");
     assert!(graph.is_empty());
     assert_eq!(report, EmbeddedReport::default());
+    let err = parse_graph(b"<p>Nothing</p>", &[Syntax::Html], PAGE_URL, &NoContexts).unwrap_err();
+    assert!(err.to_string().contains("no embedded RDF"), "{err}");
 }
 
 #[test]
