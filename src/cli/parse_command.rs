@@ -91,7 +91,9 @@ fn parse_file(
     );
     let unreadable = |e: String| io::Error::new(io::ErrorKind::InvalidData, format!("{file}: {e}"));
     match syntaxes.first() {
-        Some(&page) if page.is_page() && args.microdata_registry.is_some() => {
+        // Asked for explicitly, a page without data is an empty graph (with a warning), not
+        // an error as it is for the archive, where such a page is no RDF document.
+        Some(&page) if page.is_page() => {
             let xhtml = page == Syntax::Xhtml;
             let (graph, report) =
                 parse_page(&bytes, xhtml, &base, &NoContexts, registry).map_err(unreadable)?;
@@ -138,6 +140,9 @@ fn media_type_of(path: &Path) -> Option<&'static str> {
 }
 
 fn report(file: &str, parsed: &ParsedGraph, summary: bool) {
+    if parsed.embedded.is_some() && parsed.graph.is_empty() {
+        eprintln!("ldwarc: warning: {file}: no embedded RDF (RDFa, Microdata or data blocks)");
+    }
     if let Some(error) = &parsed.error {
         eprintln!(
             "ldwarc: warning: {file}: partial graph ({} statements before: {error})",

@@ -202,6 +202,11 @@ impl<'d> Extractor<'d, '_> {
                 subject
             }
         };
+        if self.in_progress.len() >= super::dom::MAX_DEPTH {
+            self.errors
+                .push("microdata: items nested (through itemref) too deep".to_string());
+            return subject;
+        }
         if !self.in_progress.insert(key) {
             self.errors
                 .push("microdata: an item is its own property through itemref".to_string());

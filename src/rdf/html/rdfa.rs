@@ -4,7 +4,7 @@
 //! Role Attribute (`@role`).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::dom::{Document, Element, XHTML_NS, inner_markup};
@@ -191,44 +191,51 @@ fn copy_properties(emitter: &mut Emitter) {
     let copy = Term::Iri("http://www.w3.org/ns/rdfa#copy".to_string());
     let rdf_type = Term::Iri(RDF_TYPE.to_string());
     let pattern_class = Term::Iri("http://www.w3.org/ns/rdfa#Pattern".to_string());
-    let patterns: Vec<Term> = emitter
+    let is_marker = |p: &Term, o: &Term| *p == rdf_type && *o == pattern_class;
+    let mut properties: HashMap<Term, Vec<(Term, Term)>> = emitter
         .statements
         .iter()
-        .filter(|[_, p, o, _]| *p == rdf_type && *o == pattern_class)
-        .map(|[s, ..]| s.clone())
+        .filter(|[_, p, o, _]| is_marker(p, o))
+        .map(|[s, ..]| (s.clone(), Vec::new()))
         .collect();
-    if patterns.is_empty() {
+    if properties.is_empty() {
         return;
     }
-    let mut known: std::collections::HashSet<[Term; 4]> =
-        emitter.statements.iter().cloned().collect();
+    for [s, p, o, _] in &emitter.statements {
+        if let Some(list) = properties.get_mut(s)
+            && !is_marker(p, o)
+        {
+            list.push((p.clone(), o.clone()));
+        }
+    }
+    let copies: Vec<[Term; 3]> = emitter
+        .statements
+        .iter()
+        .filter(|[_, p, o, _]| *p == copy && properties.contains_key(o))
+        .map(|[s, _, o, g]| [s.clone(), o.clone(), g.clone()])
+        .collect();
+    let mut known: HashSet<[Term; 4]> = emitter.statements.iter().cloned().collect();
+    // A pattern may copy another: repeat until nothing new is copied.
     loop {
-        let mut added = Vec::new();
-        for [subject, predicate, pattern, graph] in &emitter.statements {
-            if *predicate != copy || !patterns.contains(pattern) {
-                continue;
-            }
-            for [s, p, o, _] in &emitter.statements {
-                let is_marker = *p == rdf_type && *o == pattern_class;
-                if s == pattern && !is_marker {
-                    let statement = [subject.clone(), p.clone(), o.clone(), graph.clone()];
-                    if known.insert(statement.clone()) {
-                        added.push(statement);
+        let mut changed = false;
+        for [subject, pattern, graph] in &copies {
+            let copied = properties.get(pattern).cloned().unwrap_or_default();
+            for (p, o) in copied {
+                let statement = [subject.clone(), p.clone(), o.clone(), graph.clone()];
+                if known.insert(statement.clone()) {
+                    emitter.statements.push(statement);
+                    if let Some(list) = properties.get_mut(subject) {
+                        list.push((p, o));
                     }
+                    changed = true;
                 }
             }
         }
-        if added.is_empty() {
+        if !changed {
             break;
         }
-        emitter.statements.extend(added);
     }
-    let referenced: Vec<Term> = emitter
-        .statements
-        .iter()
-        .filter(|[_, p, o, _]| *p == copy && patterns.contains(o))
-        .map(|[_, _, o, _]| o.clone())
-        .collect();
+    let referenced: HashSet<&Term> = copies.iter().map(|[_, pattern, _]| pattern).collect();
     emitter
         .statements
         .retain(|[s, p, o, _]| !(referenced.contains(s) || *p == copy && referenced.contains(o)));

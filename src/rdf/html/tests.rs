@@ -133,3 +133,24 @@ fn resolution_keeps_iris_as_written_and_repairs_invalid_references() {
         Some("http://a.example/a%20b")
     );
 }
+
+#[test]
+fn long_itemref_chains_and_deep_pages_end_with_an_error_not_a_crash() {
+    let mut page = String::from("<div itemscope itemref=\"i0\"></div>");
+    for index in 0..5000 {
+        let next = index + 1;
+        page.push_str(&format!(
+            "<div id=\"i{index}\" itemprop=\"next\" itemscope itemref=\"i{next}\"></div>"
+        ));
+    }
+    let (graph, report) = page_graph(&page);
+    assert!(graph.len() > 300, "{}", graph.len());
+    assert!(
+        report.errors.iter().any(|e| e.contains("too deep")),
+        "{:?}",
+        report.errors
+    );
+    let deep = "<div property=\"http://ex.org/p\" typeof=\"http://ex.org/C\">".repeat(20_000);
+    let (_, report) = page_graph(&deep);
+    assert!(report.errors.iter().any(|e| e.contains("nested deeper")));
+}
