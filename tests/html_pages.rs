@@ -157,6 +157,13 @@ fn a_crawl_follows_embedded_data_and_replays_page_graphs() {
         snapshot.contains("<http://vocab.example/next> <http://pages.example/microdata> <http://pages.example/jsonld> ."),
         "{snapshot}"
     );
+    let metadata = warc_text(root.path());
+    assert!(
+        metadata.contains(
+            "rdf-embedded: rdfa 2, microdata 0, json-ld 0 (0 blocks), turtle 0 (0 blocks)"
+        ),
+        "the crawl log does not say what the start page's syntaxes gave"
+    );
     let never = run(ldwarc()
         .arg("replay")
         .arg("--root")
@@ -212,4 +219,27 @@ fn parse_reports_per_syntax_and_refuses_bad_input() {
 
     let bad_format = run(ldwarc().arg("parse").arg(&page).args(["--format", "html"]));
     assert_eq!(bad_format.status.code(), Some(2));
+}
+
+/// Every WARC file under the root, inflated and concatenated.
+fn warc_text(root: &std::path::Path) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    for entry in walkdir::WalkDir::new(root.join("warc")) {
+        let entry = entry.unwrap();
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path()).unwrap();
+        let mut inflated = Vec::new();
+        if entry.path().to_string_lossy().ends_with(".gz") {
+            flate2::read::MultiGzDecoder::new(&bytes[..])
+                .read_to_end(&mut inflated)
+                .unwrap();
+        } else {
+            inflated = bytes;
+        }
+        text.push_str(&String::from_utf8_lossy(&inflated));
+    }
+    text
 }

@@ -37,7 +37,7 @@ pub struct EmbeddedReport {
     pub rdfa: u64,
     /// Triples from Microdata items.
     pub microdata: u64,
-    /// `<script type="application/ld+json">` blocks, and the statements they gave.
+    /// `<script type="application/ld+json">` blocks found (parsed or not).
     pub json_ld_blocks: u32,
     /// Statements from JSON-LD blocks.
     pub json_ld: u64,
@@ -190,7 +190,7 @@ pub(crate) fn extract_embedded<S: StatementSink>(
         let error = format!("page larger than {MAX_HTML_BYTES} bytes: embedded data not read");
         return (report, Err(error));
     }
-    let text = String::from_utf8_lossy(body);
+    let text = decode_page(body);
     let document = dom::parse(&text, xhtml);
     let url = base;
     let base = document_base(&document.root, url);
@@ -247,6 +247,36 @@ fn deliver<S: StatementSink>(emitter: Emitter, sink: &mut S) {
             object.to_sophia(),
             graph,
         );
+    }
+}
+
+/// The text of a page: its byte order mark, else the charset its first 1024 bytes declare
+/// (`<meta charset>`, `<meta http-equiv="Content-Type">` or the XML declaration), else UTF-8.
+/// Bytes invalid in the encoding become U+FFFD, as browsers show them.
+fn decode_page(body: &[u8]) -> std::borrow::Cow<'_, str> {
+    use std::sync::LazyLock;
+    static DECLARED: LazyLock<Option<regex::bytes::Regex>> = LazyLock::new(|| {
+        regex::bytes::Regex::new(
+            r#"(?i)(?:<meta[^>]*charset\s*=\s*["']?|<\?xml[^>]*encoding\s*=\s*["'])([a-z0-9_:.\-]+)"#,
+        )
+        .ok()
+    });
+    if let Some((encoding, _)) = encoding_rs::Encoding::for_bom(body) {
+        return encoding.decode_with_bom_removal(body).0;
+    }
+    let head = &body[..body.len().min(1024)];
+    let declared = DECLARED
+        .as_ref()
+        .and_then(|regex| regex.captures(head))
+        .and_then(|captures| encoding_rs::Encoding::for_label(captures.get(1)?.as_bytes()));
+    match declared {
+        // A page cannot really be UTF-16 if its ASCII declaration was readable.
+        Some(encoding)
+            if encoding != encoding_rs::UTF_16LE && encoding != encoding_rs::UTF_16BE =>
+        {
+            encoding.decode_without_bom_handling(body).0
+        }
+        _ => String::from_utf8_lossy(body),
     }
 }
 

@@ -154,3 +154,28 @@ fn long_itemref_chains_and_deep_pages_end_with_an_error_not_a_crash() {
     let (_, report) = page_graph(&deep);
     assert!(report.errors.iter().any(|e| e.contains("nested deeper")));
 }
+
+#[test]
+fn legacy_encodings_are_decoded_as_declared() {
+    let mut page = b"<html><head><meta charset=\"windows-1252\"></head><body>\
+<p about=\"#x\" property=\"http://ex.org/n\">Caf"
+        .to_vec();
+    page.push(0xE9);
+    page.extend_from_slice(b"</p></body></html>");
+    let (graph, _) = parse_page(
+        &page,
+        false,
+        PAGE_URL,
+        &NoContexts,
+        MicrodataRegistry::shipped(),
+    )
+    .unwrap();
+    assert!(
+        graph.to_nquads().contains("\"Caf\u{e9}\""),
+        "{}",
+        graph.to_nquads()
+    );
+    let utf8 = "<p about=\"#x\" property=\"http://ex.org/n\">Caf\u{e9}</p>";
+    let (graph, _) = page_graph(utf8);
+    assert!(graph.to_nquads().contains("\"Caf\u{e9}\""));
+}
