@@ -58,6 +58,9 @@ _ldwarc() {
             ldwarc,monitor)
                 cmd="ldwarc__subcmd__monitor"
                 ;;
+            ldwarc,parse)
+                cmd="ldwarc__subcmd__parse"
+                ;;
             ldwarc,plan)
                 cmd="ldwarc__subcmd__plan"
                 ;;
@@ -124,6 +127,9 @@ _ldwarc() {
             ldwarc__subcmd__help,monitor)
                 cmd="ldwarc__subcmd__help__subcmd__monitor"
                 ;;
+            ldwarc__subcmd__help,parse)
+                cmd="ldwarc__subcmd__help__subcmd__parse"
+                ;;
             ldwarc__subcmd__help,plan)
                 cmd="ldwarc__subcmd__help__subcmd__plan"
                 ;;
@@ -179,7 +185,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls extract index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls extract index cdx query crawl replay history snapshot diff parse demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -485,7 +491,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls extract index cdx query crawl replay history snapshot diff demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="check ls extract index cdx query crawl replay history snapshot diff parse demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -681,6 +687,20 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__monitor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__parse)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1034,6 +1054,40 @@ _ldwarc() {
                     return 0
                     ;;
                 --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__parse)
+            opts="-v -q -h --base --media-type --format --microdata-registry --report --verbose --quiet --log-format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --media-type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --microdata-registry)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

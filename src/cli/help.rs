@@ -163,6 +163,28 @@ pub fn sections(path: &str) -> Option<Sections> {
                 ("<root>/index/", "updated with the imported captures"),
             ],
         },
+        "parse" => Sections {
+            examples: &[
+                (
+                    "ldwarc parse page.html --base https://example.org/page",
+                    "the RDFa, Microdata and JSON-LD of a web page, as N-Triples",
+                ),
+                (
+                    "curl -s https://example.org/data.ttl | ldwarc parse - --media-type text/turtle --format jsonld",
+                    "any RDF syntax to any other",
+                ),
+                (
+                    "ldwarc parse --report page.html",
+                    "which syntaxes found how many statements",
+                ),
+            ],
+            exit_status: none,
+            environment: none,
+            files: &[(
+                "FILE",
+                "an RDF document or an HTML/XHTML page; - for standard input",
+            )],
+        },
         "recover" => Sections {
             examples: &[(
                 "ldwarc recover --root /data/ld",

@@ -9,6 +9,7 @@ mod index_commands;
 mod logging;
 mod monitor_commands;
 mod output;
+mod parse_command;
 mod plan_commands;
 mod replay_commands;
 mod schedule_commands;
@@ -148,6 +149,8 @@ enum Command {
         FILE1 FILE2: the same for two local RDF files (syntax by extension, then sniffing)."
     )]
     Diff(replay_commands::DiffArgs),
+    /// Parse RDF files or HTML/XHTML pages (RDFa, Microdata, JSON-LD) to any RDF syntax.
+    Parse(parse_command::ParseArgs),
     /// A self-contained tour: serve a sample Linked Data web on loopback, crawl it three times, replay.
     #[command(
         long_about = "Serve the bundled sample Linked Data web on loopback (no network needed), \
@@ -223,6 +226,7 @@ pub fn run() -> i32 {
         Command::History(args) => replay_commands::history_command(args),
         Command::Snapshot(args) => replay_commands::snapshot_command(args),
         Command::Diff(args) => replay_commands::diff_command(args),
+        Command::Parse(args) => parse_command::parse_command(args),
         Command::Demo { dir } => {
             let mut out = std::io::stdout();
             crate::demo::run_demo(&dir, &mut out).map(|()| 0)

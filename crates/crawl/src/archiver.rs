@@ -130,6 +130,9 @@ pub struct ParseSummary {
     pub outlinks: u64,
     /// Why parsing failed or stopped.
     pub error: Option<String>,
+    /// Pages only: statements per embedded syntax, e.g. `rdfa 3, microdata 0, json-ld 7 (2
+    /// blocks), turtle 0 (0 blocks)`.
+    pub embedded: Option<String>,
 }
 
 /// Counters the archiver keeps for progress and the summary.
@@ -645,6 +648,9 @@ fn metadata_record(
         if let Some(syntax) = &parse.syntax {
             field("rdf-syntax", syntax);
             field("rdf-triples", &parse.triples);
+        }
+        if let Some(embedded) = &parse.embedded {
+            field("rdf-embedded", embedded);
         }
         if let Some(error) = &parse.error {
             field("rdf-error", error);

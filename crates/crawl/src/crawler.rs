@@ -976,6 +976,7 @@ impl Crawler {
             triples: p.triples,
             outlinks: p.links.len() as u64,
             error: p.error.clone(),
+            embedded: p.embedded.as_ref().map(|report| report.summary()),
         });
         let summary = summary.or_else(|| {
             parse_error.clone().map(|error| ParseSummary {

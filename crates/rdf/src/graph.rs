@@ -9,6 +9,7 @@ use std::io::{self, Write};
 
 use sophia::api::term::{Term, TermKind};
 
+use super::html::EmbeddedReport;
 use super::jsonld::ContextSource;
 use super::links::RdfError;
 use super::parse::{StatementSink, parse_statements};
@@ -253,6 +254,8 @@ pub struct ParsedGraph {
     pub remote_contexts: Vec<String>,
     /// JSON-LD only: the remote contexts no source had (each treated as empty).
     pub missing_contexts: Vec<String>,
+    /// Pages only: which embedded syntax found what.
+    pub embedded: Option<EmbeddedReport>,
 }
 
 /// Parses a document into a [`Graph`], trying `syntaxes` in order (as
@@ -275,12 +278,18 @@ pub fn parse_graph(
     for &syntax in syntaxes {
         let mut builder = GraphBuilder::default();
         let outcome = parse_statements(body, syntax, base, contexts, &mut builder);
+        let mut error = outcome.result.err();
+        if error.is_none() && syntax.is_page() && builder.graph.is_empty() {
+            // A page without embedded data is a page, not an (empty) RDF document.
+            error = Some("no embedded RDF (RDFa, Microdata or data blocks)".to_string());
+        }
         let parsed = ParsedGraph {
             graph: builder.graph,
             syntax,
-            error: outcome.result.err(),
+            error,
             remote_contexts: outcome.remote_contexts,
             missing_contexts: outcome.missing_contexts,
+            embedded: outcome.embedded,
         };
         let Some(error) = &parsed.error else {
             return Ok(parsed);
@@ -307,8 +316,8 @@ pub fn parse_graph(
 
 /// Builds a [`Graph`] from parser statements, relabelling blank nodes by first appearance.
 #[derive(Default)]
-struct GraphBuilder {
-    graph: Graph,
+pub(crate) struct GraphBuilder {
+    pub(crate) graph: Graph,
     blanks: HashMap<String, TermId>,
     scratch: String,
 }

@@ -14,6 +14,7 @@ mod canon;
 mod decode;
 mod diff;
 mod graph;
+mod html;
 mod jsonld;
 mod links;
 mod parse;
@@ -29,6 +30,7 @@ pub use diff::{DiffFormat, DiffQuad, GraphDiff, UnknownDiffFormat, diff};
 pub use graph::{
     DEFAULT_GRAPH, Graph, ParsedGraph, Quad, TermId, TermSort, parse_graph, spell_term, term_sort,
 };
+pub use html::{EmbeddedReport, MicrodataRegistry, parse_page};
 pub use jsonld::{BundledContexts, ContextSource, NoContexts};
 pub use links::{DEFAULT_MAX_LINKS, Extracted, LinkOptions, RdfError, extract_links};
 pub use serialize::{OutputFormat, SerializeError, write_graph};

@@ -7,6 +7,7 @@ use sophia::api::term::{Term, TermKind};
 use sophia::iri::Iri;
 use sophia::iri::resolve::BaseIriRef;
 
+use super::html::EmbeddedReport;
 use super::jsonld::{ContextSource, NoContexts};
 use super::parse::{StatementSink, parse_statements};
 use super::syntax::Syntax;
@@ -67,6 +68,9 @@ pub struct Extracted {
     /// Set when no syntax parsed the whole document: the error of the parse kept here, which
     /// is the one that yielded the most triples before failing.
     pub error: Option<String>,
+    /// Pages only: which embedded syntax found what. The page's `<link rel="alternate">`
+    /// RDF versions are among [`Extracted::links`] too.
+    pub embedded: Option<Box<EmbeddedReport>>,
 }
 
 /// Why no links could be extracted at all.
@@ -150,6 +154,9 @@ pub fn extract_links(
 fn parse_one(body: &[u8], syntax: Syntax, base: &str, options: &LinkOptions) -> Extracted {
     let mut collector = LinkCollector::new(options);
     let outcome = parse_statements(body, syntax, base, options.contexts, &mut collector);
+    if let Some(report) = &outcome.embedded {
+        collector.add_alternates(&report.alternates);
+    }
     Extracted {
         syntax,
         triples: collector.triples,
@@ -157,6 +164,7 @@ fn parse_one(body: &[u8], syntax: Syntax, base: &str, options: &LinkOptions) -> 
         remote_contexts: outcome.remote_contexts,
         missing_contexts: outcome.missing_contexts,
         error: outcome.result.err(),
+        embedded: outcome.embedded.map(Box::new),
     }
 }
 
@@ -213,6 +221,14 @@ impl<'a> LinkCollector<'a> {
                     self.term(&graph);
                 }
             }
+        }
+    }
+
+    /// A page's RDF versions are links whatever the predicate filter says: they are the
+    /// page's own data in another form.
+    fn add_alternates(&mut self, alternates: &[String]) {
+        for alternate in alternates {
+            self.iri(alternate);
         }
     }
 

@@ -13,6 +13,7 @@ use sophia::turtle::parser::turtle::TurtleParser;
 use sophia::turtle::parser::{nq::NQuadsParser, nt::NTriplesParser, trig::TriGParser};
 use sophia::xml::parser::RdfXmlParser;
 
+use super::html::{self, EmbeddedReport, MicrodataRegistry};
 use super::jsonld::{self, ContextSource};
 use super::syntax::Syntax;
 
@@ -31,6 +32,8 @@ pub(crate) struct ParseOutcome {
     /// The parser's error, on one line with its position, if the document did not parse to
     /// the end (the statements before it were delivered).
     pub(crate) result: Result<(), String>,
+    /// Pages only: what each embedded syntax found.
+    pub(crate) embedded: Option<EmbeddedReport>,
 }
 
 /// Parses `body` (BOM already stripped) as `syntax` against `base`, streaming statements into
@@ -45,6 +48,7 @@ pub(crate) fn parse_statements<S: StatementSink>(
 ) -> ParseOutcome {
     let mut remote_contexts = Vec::new();
     let mut missing_contexts = Vec::new();
+    let mut embedded = None;
     let result = match syntax {
         Syntax::Turtle => {
             let parser = TurtleParser::new().with_base(turtle_base(base));
@@ -88,11 +92,22 @@ pub(crate) fn parse_statements<S: StatementSink>(
                 result
             }
         },
+        Syntax::Html | Syntax::Xhtml => {
+            let xhtml = syntax == Syntax::Xhtml;
+            let registry = MicrodataRegistry::shipped();
+            let (report, result) =
+                html::extract_embedded(body, xhtml, base, contexts, registry, sink);
+            remote_contexts.clone_from(&report.remote_contexts);
+            missing_contexts.clone_from(&report.missing_contexts);
+            embedded = Some(report);
+            result
+        }
     };
     ParseOutcome {
         remote_contexts,
         missing_contexts,
         result,
+        embedded,
     }
 }
 

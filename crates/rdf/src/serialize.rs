@@ -233,6 +233,8 @@ impl From<Syntax> for OutputFormat {
             Syntax::TriG => OutputFormat::TriG,
             Syntax::JsonLd => OutputFormat::JsonLd,
             Syntax::RdfXml => OutputFormat::RdfXml,
+            // A page's graph may have named graphs (from its JSON-LD blocks).
+            Syntax::Html | Syntax::Xhtml => OutputFormat::NQuads,
         }
     }
 }
@@ -253,7 +255,9 @@ impl FromStr for OutputFormat {
         if text.eq_ignore_ascii_case("json") {
             return Ok(OutputFormat::JsonLd);
         }
-        if let Ok(syntax) = text.parse::<Syntax>() {
+        if let Ok(syntax) = text.parse::<Syntax>()
+            && !syntax.is_page()
+        {
             return Ok(syntax.into());
         }
         let essence = text.split(';').next().unwrap_or_default().trim();

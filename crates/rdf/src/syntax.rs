@@ -19,6 +19,11 @@ pub enum Syntax {
     JsonLd,
     /// RDF/XML (`application/rdf+xml`).
     RdfXml,
+    /// An HTML page (`text/html`): its RDFa, Microdata and RDF `<script>` blocks.
+    Html,
+    /// An XHTML page (`application/xhtml+xml`): as [`Syntax::Html`], parsed as XML when it
+    /// is well-formed.
+    Xhtml,
 }
 
 /// The `Accept` header the crawler sends.
@@ -34,11 +39,14 @@ pub enum Syntax {
 ///   mostly RDF/XML), but verbose; still a full-fidelity answer.
 /// - `text/n3` is parsed as Turtle (most N3 in the wild is Turtle); generic XML is accepted at a
 ///   low weight because some servers label RDF/XML that way, and sniffing confirms it.
+/// - HTML and XHTML pages last among named types: their embedded data (RDFa, Microdata,
+///   JSON-LD blocks) is extracted, but a server that has an RDF document should send that.
 /// - `*/*` keeps servers that cannot negotiate from answering 406; sniffing then recovers
 ///   mislabelled RDF, and anything else is recorded but not parsed.
 pub const DEFAULT_ACCEPT: &str = "text/turtle;q=1.0, application/n-triples;q=0.95, \
 application/n-quads;q=0.9, application/trig;q=0.9, application/ld+json;q=0.85, \
-application/rdf+xml;q=0.8, text/n3;q=0.5, application/xml;q=0.3, */*;q=0.1";
+application/rdf+xml;q=0.8, text/n3;q=0.5, application/xml;q=0.3, \
+application/xhtml+xml;q=0.2, text/html;q=0.2, */*;q=0.1";
 
 /// How many leading bytes of a document [`sniff`] and [`choose_syntaxes`] want to see.
 ///
@@ -57,7 +65,8 @@ const ALL: [Syntax; 6] = [
 const RDF_NAMESPACE: &[u8] = b"http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 
 impl Syntax {
-    /// Every syntax, in the order of [`DEFAULT_ACCEPT`].
+    /// Every RDF document syntax, in the order of [`DEFAULT_ACCEPT`] (the page syntaxes
+    /// [`Syntax::Html`] and [`Syntax::Xhtml`] are not among them: they are not output formats).
     pub fn all() -> [Syntax; 6] {
         ALL
     }
@@ -71,11 +80,13 @@ impl Syntax {
             Syntax::TriG => "application/trig",
             Syntax::JsonLd => "application/ld+json",
             Syntax::RdfXml => "application/rdf+xml",
+            Syntax::Html => "text/html",
+            Syntax::Xhtml => "application/xhtml+xml",
         }
     }
 
     /// The short name used on the command line and in logs: `ttl`, `nt`, `nq`, `trig`,
-    /// `jsonld` or `rdfxml`.
+    /// `jsonld`, `rdfxml`, `html` or `xhtml`.
     pub fn name(&self) -> &'static str {
         match self {
             Syntax::Turtle => "ttl",
@@ -84,6 +95,8 @@ impl Syntax {
             Syntax::TriG => "trig",
             Syntax::JsonLd => "jsonld",
             Syntax::RdfXml => "rdfxml",
+            Syntax::Html => "html",
+            Syntax::Xhtml => "xhtml",
         }
     }
 
@@ -96,12 +109,23 @@ impl Syntax {
             Syntax::TriG => &["trig"],
             Syntax::JsonLd => &["jsonld", "json"],
             Syntax::RdfXml => &["rdf", "owl", "xml", "rdfxml"],
+            Syntax::Html => &["html", "htm"],
+            Syntax::Xhtml => &["xhtml", "xht"],
         }
     }
 
-    /// Whether documents in this syntax can name graphs (N-Quads, TriG, JSON-LD).
+    /// Whether documents in this syntax can name graphs (N-Quads, TriG, JSON-LD, and pages,
+    /// whose data blocks may be in any of those).
     pub fn has_graphs(&self) -> bool {
-        matches!(self, Syntax::NQuads | Syntax::TriG | Syntax::JsonLd)
+        matches!(
+            self,
+            Syntax::NQuads | Syntax::TriG | Syntax::JsonLd | Syntax::Html | Syntax::Xhtml
+        )
+    }
+
+    /// Whether this is a page syntax whose RDF is embedded (HTML, XHTML).
+    pub fn is_page(&self) -> bool {
+        matches!(self, Syntax::Html | Syntax::Xhtml)
     }
 
     /// The syntax a `Content-Type` value declares, if it is an RDF type.
@@ -123,6 +147,8 @@ impl Syntax {
             "application/trig" | "application/x-trig" => Syntax::TriG,
             "application/ld+json" | "application/activity+json" => Syntax::JsonLd,
             "application/rdf+xml" | "application/xml" | "text/xml" => Syntax::RdfXml,
+            "text/html" => Syntax::Html,
+            "application/xhtml+xml" => Syntax::Xhtml,
             _ => return None,
         };
         Some(syntax)
@@ -137,7 +163,7 @@ impl fmt::Display for Syntax {
 
 /// The error of parsing a syntax name that is none of ours.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown RDF syntax {0:?} (expected ttl, nt, nq, trig, jsonld or rdfxml)")]
+#[error("unknown RDF syntax {0:?} (expected ttl, nt, nq, trig, jsonld, rdfxml, html or xhtml)")]
 pub struct UnknownSyntax(pub String);
 
 impl FromStr for Syntax {
@@ -154,6 +180,8 @@ impl FromStr for Syntax {
             "trig" => Syntax::TriG,
             "jsonld" | "json-ld" => Syntax::JsonLd,
             "rdfxml" | "rdf/xml" | "xml" | "rdf" => Syntax::RdfXml,
+            "html" | "htm" => Syntax::Html,
+            "xhtml" => Syntax::Xhtml,
             other => {
                 return Syntax::from_media_type(other).ok_or_else(|| UnknownSyntax(text.into()));
             }
@@ -183,13 +211,14 @@ fn is_generic_xml(content_type: &str) -> bool {
 /// - XML (`<?xml`, a DOCTYPE, a comment, or a start tag) is RDF/XML when the RDF namespace
 ///   appears in the prefix, or when the root element is not in the prefix yet; XML whose root
 ///   element is visible without any RDF namespace (Atom, SVG, XHTML...) is not RDF;
-/// - HTML (`<!DOCTYPE html`, `<html`) is not RDF;
+/// - HTML (`<!DOCTYPE html`, `<html`) is [`Syntax::Html`], or [`Syntax::Xhtml`] after an XML
+///   declaration;
 /// - a first statement of exactly three (four) N-Triples terms and a `.` is N-Triples
 ///   (N-Quads);
 /// - anything else Turtle-like (directives, prefixed names, `[`, `(`) is Turtle, or TriG when
 ///   the prefix contains a graph block (`{` outside strings and IRIs, or `GRAPH`).
 ///
-/// Returns `None` for anything else (binary data, HTML, plain text, UTF-16).
+/// Returns `None` for anything else (binary data, plain text, UTF-16).
 pub fn sniff(prefix: &[u8]) -> Option<Syntax> {
     let text = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
     let start = skip_hash_comments(text, 0);
@@ -329,7 +358,7 @@ fn sniff_xml(text: &[u8], start: usize) -> Option<Syntax> {
             pos = skip_until(text, pos, b"-->");
         } else if starts_with_ignore_case(rest, b"<!doctype") {
             if starts_with_ignore_case(&rest[9..], b" html") {
-                return None;
+                return Some(page_syntax(text));
             }
             pos = skip_doctype(text, pos);
         } else if rest.starts_with(b"<") {
@@ -362,7 +391,7 @@ fn sniff_root_element(text: &[u8], root: &[u8]) -> Option<Syntax> {
     let name = &root[1..1 + name_len];
     let local_name = name.rsplit(|byte| *byte == b':').next().unwrap_or(name);
     if local_name.eq_ignore_ascii_case(b"html") {
-        return None;
+        return Some(page_syntax(text));
     }
     if memchr::memmem::find(text, RDF_NAMESPACE).is_some() {
         return Some(Syntax::RdfXml);
@@ -372,6 +401,16 @@ fn sniff_root_element(text: &[u8], root: &[u8]) -> Option<Syntax> {
         None
     } else {
         Some(Syntax::RdfXml)
+    }
+}
+
+/// A page with an XML declaration is XHTML, any other HTML.
+fn page_syntax(text: &[u8]) -> Syntax {
+    let start = skip_whitespace(text, 0);
+    if text[start..].starts_with(b"<?xml") {
+        Syntax::Xhtml
+    } else {
+        Syntax::Html
     }
 }
 
@@ -520,14 +559,19 @@ fn skip_string(text: &[u8], pos: usize) -> usize {
 /// differs, so a mislabelled document still parses. A generic XML label only counts when the
 /// content sniffs as RDF/XML. Supersets follow as last resorts, because they accept
 /// everything the narrower syntax does and more: Turtle after N-Triples, TriG after Turtle.
+/// Pages are the exception both ways: RDF labelled as a page is parsed as RDF first, and a
+/// page labelled as RDF (an error page, say) is not searched for embedded data.
 /// Returns an empty list when nothing suggests RDF.
 pub fn choose_syntaxes(content_type: Option<&str>, prefix: &[u8]) -> Vec<Syntax> {
-    let sniffed = sniff(prefix);
+    let mut sniffed = sniff(prefix);
     let declared = content_type.and_then(|value| {
         let syntax = Syntax::from_media_type(value)?;
         let weak = is_generic_xml(value) && sniffed != Some(Syntax::RdfXml);
         (!weak).then_some(syntax)
     });
+    if declared.is_some_and(|syntax| !syntax.is_page()) && sniffed.is_some_and(|s| s.is_page()) {
+        sniffed = None;
+    }
     let mut syntaxes = Vec::with_capacity(4);
     for syntax in [declared, sniffed].into_iter().flatten() {
         push_unique(&mut syntaxes, syntax);
@@ -538,6 +582,8 @@ pub fn choose_syntaxes(content_type: Option<&str>, prefix: &[u8]) -> Vec<Syntax>
     if syntaxes.contains(&Syntax::Turtle) {
         push_unique(&mut syntaxes, Syntax::TriG);
     }
+    // Every text parses as a page (to an empty graph at worst): try pages last.
+    syntaxes.sort_by_key(Syntax::is_page);
     syntaxes
 }
 
@@ -573,7 +619,11 @@ mod tests {
         );
         assert_eq!(Syntax::from_media_type("text/plain"), None);
         assert_eq!(Syntax::from_media_type("application/json"), None);
-        assert_eq!(Syntax::from_media_type("text/html"), None);
+        assert_eq!(Syntax::from_media_type("text/html"), Some(Syntax::Html));
+        assert_eq!(
+            Syntax::from_media_type("application/xhtml+xml"),
+            Some(Syntax::Xhtml)
+        );
         assert!("owl".parse::<Syntax>().is_err());
         assert_eq!("TURTLE".parse::<Syntax>(), Ok(Syntax::Turtle));
         assert_eq!("application/n-quads".parse::<Syntax>(), Ok(Syntax::NQuads));
@@ -598,7 +648,7 @@ mod tests {
     }
 
     #[test]
-    fn sniffs_xml_and_rejects_html() {
+    fn sniffs_xml_and_pages() {
         let rdf = b"<?xml version=\"1.0\"?>\n<!-- hi -->\n<!DOCTYPE rdf:RDF [ <!ENTITY x \"y\"> ]>\n<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">";
         assert_eq!(sniff(rdf), Some(Syntax::RdfXml));
         assert_eq!(
@@ -606,9 +656,13 @@ mod tests {
             Some(Syntax::RdfXml)
         );
         assert_eq!(sniff(b"<?xml version=\"1.0\"?>"), Some(Syntax::RdfXml));
-        assert_eq!(sniff(b"<!DOCTYPE html>\n<html>"), None);
-        assert_eq!(sniff(b"<!doctype HTML><p>"), None);
-        assert_eq!(sniff(b"<html lang=\"en\">"), None);
+        assert_eq!(sniff(b"<!DOCTYPE html>\n<html>"), Some(Syntax::Html));
+        assert_eq!(sniff(b"<!doctype HTML><p>"), Some(Syntax::Html));
+        assert_eq!(sniff(b"<html lang=\"en\">"), Some(Syntax::Html));
+        assert_eq!(
+            sniff(b"<?xml version=\"1.0\"?>\n<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">"),
+            Some(Syntax::Xhtml)
+        );
         assert_eq!(
             sniff(b"<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>"),
             None
@@ -687,7 +741,18 @@ mod tests {
         );
         assert_eq!(
             choose_syntaxes(Some("text/html"), b"<!DOCTYPE html>"),
-            vec![]
+            vec![Syntax::Html]
+        );
+        assert_eq!(
+            choose_syntaxes(
+                Some("text/html"),
+                b"<http://a/s> <http://a/p> <http://a/o> .\n"
+            ),
+            vec![Syntax::NTriples, Syntax::Turtle, Syntax::TriG, Syntax::Html]
+        );
+        assert_eq!(
+            choose_syntaxes(Some("text/turtle"), b"<!DOCTYPE html><title>404</title>"),
+            vec![Syntax::Turtle, Syntax::TriG]
         );
         assert_eq!(choose_syntaxes(None, b"binary\x00"), vec![]);
     }

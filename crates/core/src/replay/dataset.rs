@@ -158,7 +158,7 @@ fn graph_of(
         .head
         .header("content-type")
         .and_then(Syntax::from_media_type)
-        .is_some();
+        .is_some_and(|syntax| !syntax.is_page());
     match archive.parse(capture, &response) {
         Ok(parsed) => Ok((parsed.graph, parsed.error)),
         Err(ReplayError::NotRdf { .. }) => Err(NoGraph::NotDocument),

@@ -1,0 +1,181 @@
+use super::*;
+use crate::{NoContexts, Syntax, choose_syntaxes, extract_links, parse_graph};
+
+const PAGE_URL: &str = "http://example.org/dir/page.html";
+
+fn page_graph(page: &str) -> (Graph, EmbeddedReport) {
+    parse_page(
+        page.as_bytes(),
+        false,
+        PAGE_URL,
+        &NoContexts,
+        MicrodataRegistry::shipped(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn every_json_ld_block_counts_and_a_broken_one_is_reported_alone() {
+    let page = r#"<!DOCTYPE html><html><head>
+<base href="http://base.example/sub/">
+<script type="application/ld+json">{"@id": "a", "http://ex.org/p": {"@id": "_:x"}}</script>
+<script type="application/ld+json">{ not json</script>
+<script type="application/ld+json; charset=utf-8">
+  {"@id": "_:x", "http://ex.org/q": "two"}
+</script>
+<script type="text/javascript">var x = {"@id": "nope"};</script>
+</head><body></body></html>"#;
+    let (graph, report) = page_graph(page);
+    assert_eq!(report.json_ld_blocks, 3);
+    assert_eq!(report.json_ld, 2);
+    assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
+    assert!(report.errors[0].starts_with("script block 2 (application/ld+json)"));
+    let nquads = graph.to_nquads();
+    assert!(
+        nquads.contains("<http://base.example/sub/a> <http://ex.org/p> _:b0"),
+        "the <base> resolves the block's @id: {nquads}"
+    );
+    assert!(
+        nquads.contains("_:b1 <http://ex.org/q> \"two\""),
+        "_:x of two blocks are two nodes: {nquads}"
+    );
+}
+
+#[test]
+fn turtle_blocks_rdfa_and_microdata_are_reported_per_syntax() {
+    let page = r##"<html prefix="ex: http://ex.org/"><head>
+<script type="text/turtle">@prefix ex: <http://ex.org/> . <#t> ex:p ex:o , ex:o2 .</script>
+<link rel="alternate" type="text/turtle" href="page.ttl">
+<link rel="alternate" type="text/html" href="other.html">
+<link rel="stylesheet" type="text/turtle" href="not-an-alternate.ttl">
+</head><body>
+<p about="#r" property="ex:name" lang="fr">Bonjour</p>
+<div itemscope itemtype="http://schema.org/Person"><span itemprop="name">Ann</span></div>
+</body></html>"##;
+    let (graph, report) = page_graph(page);
+    assert_eq!((report.rdfa, report.microdata, report.turtle), (1, 2, 2));
+    assert_eq!(report.turtle_blocks, 1);
+    assert_eq!(report.total(), graph.len() as u64);
+    assert_eq!(report.alternates, vec!["http://example.org/dir/page.ttl"]);
+    let nquads = graph.to_nquads();
+    assert!(
+        nquads
+            .contains("<http://example.org/dir/page.html#r> <http://ex.org/name> \"Bonjour\"@fr .")
+    );
+    assert!(nquads.contains("<http://schema.org/name> \"Ann\""));
+    assert!(
+        nquads
+            .contains("<http://example.org/dir/page.html#t> <http://ex.org/p> <http://ex.org/o2>")
+    );
+}
+
+#[test]
+fn pages_parse_through_the_common_path_and_alternates_are_links() {
+    let page = br#"<!DOCTYPE html><html><head>
+<link rel="alternate" type="application/rdf+xml" href="/data.rdf"></head>
+<body vocab="http://schema.org/"><a property="knows" href="http://other.example/bob">Bob</a></body></html>"#;
+    let syntaxes = choose_syntaxes(Some("text/html; charset=utf-8"), page);
+    assert_eq!(syntaxes, vec![Syntax::Html]);
+    let parsed = parse_graph(page, &syntaxes, PAGE_URL, &NoContexts).unwrap();
+    assert_eq!(parsed.syntax, Syntax::Html);
+    assert_eq!(parsed.embedded.as_ref().map(|r| r.rdfa), Some(2));
+    let extracted = extract_links(page, &syntaxes, PAGE_URL, &Default::default()).unwrap();
+    assert!(
+        extracted
+            .links
+            .contains(&"http://other.example/bob".to_string())
+    );
+    assert!(
+        extracted
+            .links
+            .contains(&"http://example.org/data.rdf".to_string())
+    );
+}
+
+#[test]
+fn a_page_without_data_has_an_empty_graph_but_is_no_rdf_document() {
+    let (graph, report) = page_graph("<p>Nothing to see</p>");
+    assert!(graph.is_empty());
+    assert_eq!(report, EmbeddedReport::default());
+    let err = parse_graph(b"<p>Nothing</p>", &[Syntax::Html], PAGE_URL, &NoContexts).unwrap_err();
+    assert!(err.to_string().contains("no embedded RDF"), "{err}");
+}
+
+#[test]
+fn datetime_values_are_typed_by_their_form() {
+    for (text, expected) in [
+        ("2012-03-18", Some("date")),
+        ("2012-03-18T10:11:12Z", Some("dateTime")),
+        ("10:11", Some("time")),
+        ("2012-03", Some("gYearMonth")),
+        ("2012", Some("gYear")),
+        ("P2DT3H", Some("duration")),
+        ("PT", None),
+        ("P", None),
+        ("next week", None),
+    ] {
+        assert_eq!(datetime_datatype(text), expected, "{text}");
+    }
+}
+
+#[test]
+fn resolution_keeps_iris_as_written_and_repairs_invalid_references() {
+    assert_eq!(
+        resolve("http://www.example.org", "").as_deref(),
+        Some("http://www.example.org")
+    );
+    assert_eq!(
+        resolve("http://a.example/x/y", "../z?q#f").as_deref(),
+        Some("http://a.example/z?q#f")
+    );
+    assert_eq!(
+        resolve("http://a.example/", "a b").as_deref(),
+        Some("http://a.example/a%20b")
+    );
+}
+
+#[test]
+fn long_itemref_chains_and_deep_pages_end_with_an_error_not_a_crash() {
+    let mut page = String::from("<div itemscope itemref=\"i0\"></div>");
+    for index in 0..5000 {
+        let next = index + 1;
+        page.push_str(&format!(
+            "<div id=\"i{index}\" itemprop=\"next\" itemscope itemref=\"i{next}\"></div>"
+        ));
+    }
+    let (graph, report) = page_graph(&page);
+    assert!(graph.len() > 300, "{}", graph.len());
+    assert!(
+        report.errors.iter().any(|e| e.contains("too deep")),
+        "{:?}",
+        report.errors
+    );
+    let deep = "<div property=\"http://ex.org/p\" typeof=\"http://ex.org/C\">".repeat(20_000);
+    let (_, report) = page_graph(&deep);
+    assert!(report.errors.iter().any(|e| e.contains("nested deeper")));
+}
+
+#[test]
+fn legacy_encodings_are_decoded_as_declared() {
+    let mut page = b"<html><head><meta charset=\"windows-1252\"></head><body>\
+<p about=\"#x\" property=\"http://ex.org/n\">Caf"
+        .to_vec();
+    page.push(0xE9);
+    page.extend_from_slice(b"</p></body></html>");
+    let (graph, _) = parse_page(
+        &page,
+        false,
+        PAGE_URL,
+        &NoContexts,
+        MicrodataRegistry::shipped(),
+    )
+    .unwrap();
+    assert!(
+        graph.to_nquads().contains("\"Caf\u{e9}\""),
+        "{}",
+        graph.to_nquads()
+    );
+    let utf8 = "<p about=\"#x\" property=\"http://ex.org/n\">Caf\u{e9}</p>";
+    let (graph, _) = page_graph(utf8);
+    assert!(graph.to_nquads().contains("\"Caf\u{e9}\""));
+}

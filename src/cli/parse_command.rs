@@ -1,0 +1,197 @@
+//! `ldwarc parse`: local RDF documents and HTML pages to any RDF syntax, outside any archive.
+
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+use clap::Args;
+
+use super::output;
+use ldwarc_rdf::{
+    Graph, MicrodataRegistry, NoContexts, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax,
+    choose_syntaxes, parse_graph, parse_page, write_graph,
+};
+
+/// Arguments of `ldwarc parse`.
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// RDF documents or HTML/XHTML pages; `-` reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    /// Base IRI to resolve relative references against (default: each file's file:// URL;
+    /// a page's <base href> still applies).
+    #[arg(long, value_name = "IRI")]
+    base: Option<String>,
+    /// The documents' media type, as a server would send it (default: from the file name
+    /// extension); the content is sniffed as well, as replay does.
+    #[arg(long, value_name = "TYPE")]
+    media_type: Option<String>,
+    /// Output syntax (default: nt, or nq when the graph has named graphs).
+    #[arg(long, value_name = "nt|ttl|nq|trig|jsonld|rdfxml")]
+    format: Option<OutputFormat>,
+    /// A Microdata vocabulary registry (JSON, as the W3C Microdata to RDF note defines it) to
+    /// use beside the one shipped with ldwarc.
+    #[arg(long, value_name = "FILE")]
+    microdata_registry: Option<std::path::PathBuf>,
+    /// Print on stderr, per page, how many statements each embedded syntax gave (RDFa,
+    /// Microdata, JSON-LD blocks, Turtle-family blocks).
+    #[arg(long)]
+    report: bool,
+}
+
+/// `ldwarc parse`.
+pub fn parse_command(args: ParseArgs) -> io::Result<i32> {
+    if let Some(base) = &args.base
+        && oxiri::Iri::parse(base.as_str()).is_err()
+    {
+        return Err(invalid(format!("--base {base}: not an absolute IRI")));
+    }
+    let registry = match &args.microdata_registry {
+        None => MicrodataRegistry::shipped().clone(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+            let extra = MicrodataRegistry::from_json(&text)
+                .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+            MicrodataRegistry::shipped().clone().merged(extra)
+        }
+    };
+    let mut graphs = Vec::with_capacity(args.files.len());
+    for file in &args.files {
+        let parsed = parse_file(file, &args, &registry)?;
+        report(file, &parsed, args.report);
+        graphs.push(parsed.graph);
+    }
+    let graph = merge(graphs);
+    let format = args.format.unwrap_or(if graph.has_named_graphs() {
+        OutputFormat::NQuads
+    } else {
+        OutputFormat::NTriples
+    });
+    let mut out = output::stdout();
+    write_graph(&graph, format, args.base.as_deref(), &mut out)
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    out.flush()?;
+    Ok(0)
+}
+
+fn parse_file(
+    file: &str,
+    args: &ParseArgs,
+    registry: &MicrodataRegistry,
+) -> io::Result<ParsedGraph> {
+    let (bytes, default_base) = read_input(file)?;
+    let base = args.base.clone().unwrap_or(default_base);
+    let content_type = args
+        .media_type
+        .clone()
+        .or_else(|| media_type_of(Path::new(file)).map(str::to_string));
+    let syntaxes = choose_syntaxes(
+        content_type.as_deref(),
+        &bytes[..bytes.len().min(SNIFF_LEN)],
+    );
+    let unreadable = |e: String| io::Error::new(io::ErrorKind::InvalidData, format!("{file}: {e}"));
+    match syntaxes.first() {
+        // Asked for explicitly, a page without data is an empty graph (with a warning), not
+        // an error as it is for the archive, where such a page is no RDF document.
+        Some(&page) if page.is_page() => {
+            let xhtml = page == Syntax::Xhtml;
+            let (graph, report) =
+                parse_page(&bytes, xhtml, &base, &NoContexts, registry).map_err(unreadable)?;
+            Ok(ParsedGraph {
+                graph,
+                syntax: page,
+                error: None,
+                remote_contexts: report.remote_contexts.clone(),
+                missing_contexts: report.missing_contexts.clone(),
+                embedded: Some(report),
+            })
+        }
+        _ => parse_graph(&bytes, &syntaxes, &base, &NoContexts)
+            .map_err(|e| unreadable(e.to_string())),
+    }
+}
+
+/// The bytes of a file (or standard input) and its default base IRI.
+fn read_input(file: &str) -> io::Result<(Vec<u8>, String)> {
+    if file == "-" {
+        let mut bytes = Vec::new();
+        io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| io::Error::other(format!("standard input: {e}")))?;
+        return Ok((bytes, "file:///dev/stdin".to_string()));
+    }
+    let path = Path::new(file);
+    let bytes = std::fs::read(path).map_err(|e| io::Error::other(format!("{file}: {e}")))?;
+    let base = std::fs::canonicalize(path)
+        .ok()
+        .and_then(|absolute| url::Url::from_file_path(absolute).ok())
+        .map_or_else(|| "file:///".to_string(), String::from);
+    Ok((bytes, base))
+}
+
+/// The media type a file name extension stands for.
+fn media_type_of(path: &Path) -> Option<&'static str> {
+    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+    Syntax::all()
+        .into_iter()
+        .chain([Syntax::Html, Syntax::Xhtml])
+        .find(|syntax| syntax.extensions().contains(&extension.as_str()))
+        .map(|syntax| syntax.media_type())
+}
+
+fn report(file: &str, parsed: &ParsedGraph, summary: bool) {
+    if parsed.embedded.is_some() && parsed.graph.is_empty() {
+        eprintln!("ldwarc: warning: {file}: no embedded RDF (RDFa, Microdata or data blocks)");
+    }
+    if let Some(error) = &parsed.error {
+        eprintln!(
+            "ldwarc: warning: {file}: partial graph ({} statements before: {error})",
+            parsed.graph.len()
+        );
+    }
+    for context in &parsed.missing_contexts {
+        eprintln!(
+            "ldwarc: warning: {file}: JSON-LD context {context} is not available offline; terms it defines were dropped"
+        );
+    }
+    let Some(embedded) = &parsed.embedded else {
+        return;
+    };
+    for problem in &embedded.errors {
+        eprintln!("ldwarc: warning: {file}: {problem}");
+    }
+    if summary {
+        eprintln!("ldwarc: {file}: {}", embedded.summary());
+    }
+}
+
+/// One graph of several documents, each document's blank nodes kept apart.
+fn merge(mut graphs: Vec<Graph>) -> Graph {
+    if graphs.len() == 1 {
+        return graphs.pop().unwrap_or_default();
+    }
+    let mut merged = Graph::new();
+    for (index, graph) in graphs.iter().enumerate() {
+        let spell = |id| {
+            let term = graph.term(id);
+            match term.strip_prefix("_:") {
+                Some(label) => format!("_:d{index}{label}"),
+                None => term.to_string(),
+            }
+        };
+        for quad in graph.quads() {
+            let name = (quad.graph != ldwarc_rdf::DEFAULT_GRAPH).then(|| spell(quad.graph));
+            merged.insert_spelled(
+                &spell(quad.subject),
+                &spell(quad.predicate),
+                &spell(quad.object),
+                name.as_deref(),
+            );
+        }
+    }
+    merged
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
