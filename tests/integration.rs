@@ -12,6 +12,8 @@ mod serve_server;
 mod synthetic_archive;
 
 mod cli_vocabulary;
+mod cluster_faults;
+mod cluster_operation;
 mod crash_recovery;
 mod crawl_hostile;
 mod crawl_resume;

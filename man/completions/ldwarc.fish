@@ -61,7 +61,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l rebuild -d 'Drop
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l verify -d 'Prove the index and the files agree: every record indexed, every revisit resolved'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -l json -d 'Deprecated: use --format json'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l format -d 'Output format: CDXJ, CDX-11, or json (one object per capture: the CDXJ line\'s urlkey and timestamp with its JSON fields, in the same order)' -r -f -a "cdxj\t'`urlkey timestamp {json}` as cdxj-indexer writes it'
 cdx11\t'Space-separated CDX with the ` CDX N b a m s k r M S V g` legend'
 json\t'One JSON object per capture'"
@@ -102,6 +102,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l accept -d 'Accep
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l state -d 'Keep the frontier, crawl log and URL state in this shared PostgreSQL database (postgres://user:password@host:port/db) instead of under the root: several nodes crawl together, each holding leases on the pay-level domains it fetches' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l node -d 'This node\'s name, in every WARC file name and on its leases [default: the host name]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l crawl-id -d 'With --state: work on this crawl' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join-wait -d 'With --state: how long --join waits for the crawl to appear [default: 60s]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-plds -d 'With --state: pay-level domain leases held at once [default: --concurrency]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l lease-ttl -d 'With --state: how long a lease lasts unless renewed; a dead node\'s domains are taken over after this [default: 30]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
@@ -109,6 +110,7 @@ json\t'JSON: one object per line for lists, else one object'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resume -d 'Continue the last interrupted crawl where it stopped'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l no-conditional -d 'Do not send If-None-Match / If-Modified-Since from earlier captures'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join -d 'With --state: work on the latest unfinished crawl instead of starting one'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l force -d 'With --state: start a new crawl even while another one is running in the database'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l json -d 'Deprecated: use --format json'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
@@ -142,7 +144,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l json -d 'Deprecat
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l exit-code -d 'Exit with status 1 when there are differences (as diff(1) does)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l prefix -d 'Only URLs starting with this prefix' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l host -d 'Only URLs on this host' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
