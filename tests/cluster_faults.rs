@@ -207,3 +207,60 @@ fn a_node_whose_database_hangs_stops_fetching_before_its_leases_lapse() {
         "n3 never stopped on a lease deadline:\n{n3_stderr}"
     );
 }
+
+#[test]
+fn a_killed_nodes_committed_captures_are_indexed_by_recover() {
+    let pg = postgres_server::shared_server();
+    let database = pg.fresh_database("fault_recover");
+    let (_, seeds, server) = setup();
+    let roots: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let mut children = start_three(&database, &roots, &server, &seeds);
+    wait_until_n3_is_busy(&database);
+    let mut killed = children.pop().unwrap();
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    for (child, name) in children.into_iter().zip(["n1", "n2"]) {
+        finished(child, name);
+    }
+
+    let output = common::run(
+        common::ldwarc()
+            .arg("recover")
+            .arg("--root")
+            .arg(roots[2].path()),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "ldwarc recover: {stdout}");
+    assert!(stdout.contains("indexed "), "{stdout}");
+
+    // Every capture n3 committed to the shared crawl log is in n3's index now.
+    let mut client = postgres::Client::connect(&database, postgres::NoTls).unwrap();
+    let committed: BTreeSet<String> = client
+        .query(
+            "SELECT url FROM fetches WHERE record_id IS NOT NULL AND warc_file LIKE '%-n3.warc.gz'",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert!(
+        !committed.is_empty(),
+        "n3 committed nothing before the kill"
+    );
+    let output = common::run(
+        common::ldwarc()
+            .arg("cdx")
+            .arg("--root")
+            .arg(roots[2].path()),
+    );
+    assert!(output.status.success());
+    let indexed: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.splitn(3, ' ').nth(2))
+        .filter_map(|json| serde_json::from_str::<serde_json::Value>(json).ok())
+        .filter_map(|fields| fields["url"].as_str().map(str::to_string))
+        .collect();
+    let missing: Vec<&String> = committed.difference(&indexed).collect();
+    assert!(missing.is_empty(), "committed but not indexed: {missing:?}");
+}
