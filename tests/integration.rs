@@ -14,6 +14,8 @@ mod synthetic_archive;
 mod warc_fixture;
 
 mod cli_vocabulary;
+mod cluster_faults;
+mod cluster_operation;
 mod crash_recovery;
 mod crawl_hostile;
 mod crawl_resume;

@@ -19,7 +19,7 @@ use ldwarc_warc::WarcReader;
 
 const DELAY: f64 = 0.3;
 const LEASE_TTL: &str = "2";
-const MAX_PLDS: usize = 2;
+pub(crate) const MAX_PLDS: usize = 2;
 
 /// A web of 8 PLDs, about 100 documents, the biggest PLD about 24.
 fn web() -> Web {
@@ -34,7 +34,7 @@ fn web() -> Web {
 }
 
 /// Starts one node; `seeds` empty means `--join`.
-fn node(
+pub(crate) fn node(
     database: &str,
     name: &str,
     root: &Path,
@@ -74,7 +74,7 @@ fn node(
 }
 
 /// Waits for a node; panics with its output unless it succeeded. Returns its summary.
-fn finished(child: Child, name: &str) -> serde_json::Value {
+pub(crate) fn finished(child: Child, name: &str) -> serde_json::Value {
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -87,7 +87,7 @@ fn finished(child: Child, name: &str) -> serde_json::Value {
 }
 
 /// Blocks until the shared store has a crawl, so that the other nodes can join it.
-fn wait_for_crawl(database: &str) {
+pub(crate) fn wait_for_crawl(database: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
         if let Ok(mut client) = postgres::Client::connect(database, postgres::NoTls) {
@@ -105,7 +105,7 @@ fn wait_for_crawl(database: &str) {
 }
 
 /// Every WARC file of a root, including those a killed node left open.
-fn warc_files(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn warc_files(root: &Path) -> Vec<PathBuf> {
     let mut files = walk_warc_files(&root.join("warc")).unwrap_or_default();
     let mut pending = vec![root.join("warc")];
     while let Some(dir) = pending.pop() {
@@ -123,7 +123,7 @@ fn warc_files(root: &Path) -> Vec<PathBuf> {
 
 /// Target URIs of the response records of documents (robots.txt left out), read up to any
 /// damaged tail.
-fn responses(files: &[PathBuf]) -> Vec<String> {
+pub(crate) fn responses(files: &[PathBuf]) -> Vec<String> {
     let mut uris = Vec::new();
     for file in files {
         let mut reader = WarcReader::open(file).unwrap();
@@ -142,7 +142,7 @@ fn responses(files: &[PathBuf]) -> Vec<String> {
     uris
 }
 
-fn counts(uris: &[String]) -> BTreeMap<String, usize> {
+pub(crate) fn counts(uris: &[String]) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for uri in uris {
         *counts.entry(uri.clone()).or_default() += 1;
@@ -152,7 +152,7 @@ fn counts(uris: &[String]) -> BTreeMap<String, usize> {
 
 /// Per PLD, by the server's clock, no two requests (robots.txt included) closer than the
 /// delay, whichever nodes sent them.
-fn assert_spacing(requests: &[LoggedRequest]) {
+pub(crate) fn assert_spacing(requests: &[LoggedRequest]) {
     let mut by_pld: BTreeMap<String, Vec<(Instant, String)>> = BTreeMap::new();
     for request in requests {
         by_pld
@@ -173,7 +173,7 @@ fn assert_spacing(requests: &[LoggedRequest]) {
 }
 
 /// The documents a crawl must capture, and the web's server.
-fn setup() -> (BTreeSet<String>, Vec<String>, TestWebServer) {
+pub(crate) fn setup() -> (BTreeSet<String>, Vec<String>, TestWebServer) {
     let web = web();
     let seeds = web.seeds.clone();
     let reach = web.reach(&seeds, 2, 0);

@@ -267,7 +267,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-v -q -h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --format --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --join-wait --force --max-plds --lease-ttl --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -330,6 +330,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --crawl-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --join-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

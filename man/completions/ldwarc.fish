@@ -151,6 +151,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l accept -d 'Accep
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l state -d 'Keep the frontier, crawl log and URL state in this shared PostgreSQL database (postgres://user:password@host:port/db) instead of under the root: several nodes crawl together, each holding leases on the pay-level domains it fetches' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l node -d 'This node\'s name, in every WARC file name and on its leases [default: the host name]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l crawl-id -d 'With --state: work on this crawl' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join-wait -d 'With --state: how long --join waits for the crawl to appear [default: 60s]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-plds -d 'With --state: pay-level domain leases held at once [default: --concurrency]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l lease-ttl -d 'With --state: how long a lease lasts unless renewed; a dead node\'s domains are taken over after this [default: 30]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
@@ -160,6 +161,7 @@ json\t'One JSON object per event: timestamp (UTC), level, target, message and fi
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resume -d 'Continue the last interrupted crawl where it stopped'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l no-conditional -d 'Do not send If-None-Match / If-Modified-Since from earlier captures'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join -d 'With --state: work on the latest unfinished crawl instead of starting one'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l force -d 'With --state: start a new crawl even while another one is running in the database'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l json -d 'Deprecated: use --format json'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'

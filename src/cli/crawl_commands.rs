@@ -111,6 +111,12 @@ pub struct CrawlArgs {
     /// With --state: work on this crawl.
     #[arg(long, value_name = "ID")]
     crawl_id: Option<i64>,
+    /// With --state: how long --join waits for the crawl to appear [default: 60s].
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
+    join_wait: Option<Duration>,
+    /// With --state: start a new crawl even while another one is running in the database.
+    #[arg(long)]
+    force: bool,
     /// With --state: pay-level domain leases held at once [default: --concurrency].
     #[arg(long, value_name = "N")]
     max_plds: Option<usize>,
@@ -181,6 +187,10 @@ fn shared_options(args: &CrawlArgs, options: &mut CrawlOptions) -> Result<(), St
         }
         options.max_plds = Some(max);
     }
+    if let Some(wait) = args.join_wait {
+        options.join_wait = wait;
+    }
+    options.force_new = args.force;
     options.join = match (args.join, args.crawl_id) {
         (_, Some(id)) => JoinCrawl::Id(id),
         (true, None) => JoinCrawl::Latest,

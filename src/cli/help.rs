@@ -188,7 +188,7 @@ pub fn sections(path: &str) -> Option<Sections> {
         "recover" => Sections {
             examples: &[(
                 "ldwarc recover --root /data/ld",
-                "finalise the files a killed crawl left open",
+                "finalise the files a killed crawl left open and index them",
             )],
             exit_status: none,
             environment: none,

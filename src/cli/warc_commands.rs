@@ -469,6 +469,17 @@ pub fn recover(args: RecoverArgs) -> io::Result<i32> {
             recovery.tail_offset
         )?;
     }
+    // The captures in the recovered files (and any a crashed writer closed but never
+    // indexed) become visible to queries, replay and serve now, not at the next crawl.
+    let run = ldwarc_core::index::indexer::update_index(&archive, &Default::default(), &|_, _| {})?;
+    for (file, error) in &run.errors {
+        writeln!(out, "{file}: indexed up to damage: {error}")?;
+    }
+    writeln!(
+        out,
+        "indexed {} captures from {} files",
+        run.captures_added, run.files_indexed
+    )?;
     writeln!(out, "recovered {} open files", recoveries.len())?;
     out.flush()?;
     Ok(0)

@@ -20,6 +20,7 @@ use super::frontier::{
     Added, Frontier, NewUrl, PldId, UrlId, UrlKind, UrlState as FrontierUrlState,
 };
 use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule};
+use super::lease_deadline::{LeaseDeadlines, RequestGate};
 use super::options::CrawlOptions;
 use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots_url};
 use super::shared::{self, LeaseEvent, LeaseKeeper, SharedSettings};
@@ -369,6 +370,14 @@ enum Done {
         /// Why the answer could not be read, logged with the last fetch.
         problem: Option<String>,
     },
+    /// A request not sent: the PLD's lease ran out before it could go (shared crawls).
+    Unsent {
+        pld: PldId,
+        /// The frontier URL, or `None` for robots.txt.
+        id: Option<UrlId>,
+        /// The origin whose robots.txt was to be fetched.
+        origin: Option<Url>,
+    },
 }
 
 /// JSON-LD contexts captured during this crawl, for parsing documents that use them.
@@ -706,8 +715,20 @@ impl Crawler {
         let options = Arc::clone(&self.options);
         let contexts = Arc::clone(&self.contexts);
         let is_context = self.frontier.entry(id).kind == UrlKind::Context;
+        let pld = self.frontier.entry(id).pld;
+        let gate = self.request_gate(pld);
         let done = self.done_tx.clone();
         tokio::spawn(async move {
+            if let Some(gate) = gate
+                && !gate.open_at(not_before).await
+            {
+                let _ = done.send(Done::Unsent {
+                    pld,
+                    id: Some(id),
+                    origin: None,
+                });
+                return;
+            }
             let mut fetch = client.fetch(&url, &headers, not_before).await;
             let context_body = match &mut fetch.outcome {
                 Ok(response) if is_context && (200..300).contains(&response.status) => {
@@ -799,12 +820,23 @@ impl Crawler {
         let max_decoded = self.options.max_decoded;
         let done = self.done_tx.clone();
         let origin = url;
+        let gate = self.request_gate(pld);
         tokio::spawn(async move {
             let mut fetches: Vec<(Url, Fetch)> = Vec::new();
             let mut target = first;
             let mut not_before = not_before;
             let mut problem = None;
             let policy = loop {
+                if let Some(gate) = &gate
+                    && !gate.open_at(not_before).await
+                {
+                    let _ = done.send(Done::Unsent {
+                        pld,
+                        id: None,
+                        origin: Some(origin),
+                    });
+                    return;
+                }
                 let mut fetch = client.fetch(&target, &headers, not_before).await;
                 not_before = finished_at(&fetch).unwrap_or_else(Instant::now) + delay;
                 let (status, location, body) = match &mut fetch.outcome {
@@ -889,7 +921,41 @@ impl Crawler {
                 }
                 self.handle_document(id, *fetch, conditional_on, parse, parse_error)
             }
+            Done::Unsent { pld, id, origin } => self.handle_unsent(pld, id, origin),
         }
+    }
+
+    /// Checked right before each request of a shared crawl: the PLD's lease deadline.
+    fn request_gate(&self, pld: PldId) -> Option<RequestGate> {
+        let shared = self.shared.as_ref()?;
+        Some(RequestGate::new(
+            Arc::clone(&shared.deadlines),
+            self.frontier.pld_name(pld),
+        ))
+    }
+
+    /// A request the lease deadline stopped: the URL is left queued (for whichever node holds
+    /// the lease next) and this node gives the lease up, since it can no longer vouch for it.
+    fn handle_unsent(&mut self, pld: PldId, id: Option<UrlId>, origin: Option<Url>) {
+        match id {
+            Some(id) => self.frontier.unsent(id),
+            None => self.frontier.release(pld, None),
+        }
+        if let Some(origin) = origin {
+            self.robots_pending.remove(&origin_key(&origin));
+        }
+        let name = self.frontier.pld_name(pld).to_string();
+        let Some(shared) = &mut self.shared else {
+            return;
+        };
+        if shared.held.remove(&pld) {
+            eprintln!(
+                "ldwarc: the lease on {name} ran out before it could be renewed; its URLs are left to the node that takes it"
+            );
+            shared.deadlines.end(std::slice::from_ref(&name));
+            shared.keeper.forget(vec![name]);
+        }
+        self.frontier.drop_pld(pld);
     }
 
     fn handle_robots(
@@ -1143,6 +1209,7 @@ impl Crawler {
         match event {
             LeaseEvent::Rows {
                 claimed,
+                lapsed,
                 queued,
                 done,
             } => {
@@ -1150,6 +1217,10 @@ impl Crawler {
                     let id = self.frontier.pld(&name);
                     if let Some(shared) = &mut self.shared {
                         shared.held.insert(id);
+                    }
+                    if lapsed.contains(&name) {
+                        let wait = self.frontier.delay(id);
+                        self.frontier.hold_until(id, Instant::now() + wait);
                     }
                 }
                 for url in done {
@@ -1206,6 +1277,9 @@ impl Crawler {
         let now = Instant::now();
         for id in idle {
             shared.held.remove(&id);
+            shared.deadlines.end(std::slice::from_ref(
+                &self.frontier.pld_name(id).to_string(),
+            ));
             // The next node waits as long as this one would have: the delay (with any
             // robots.txt Crawl-delay), or longer while a 429/503 back-off runs.
             let backing_off = self
@@ -1300,6 +1374,8 @@ struct SharedFrontier {
     keeper: LeaseKeeper,
     events: UnboundedReceiver<LeaseEvent>,
     held: HashSet<PldId>,
+    /// When each held lease stops allowing requests, by this process's clock.
+    deadlines: Arc<LeaseDeadlines>,
     /// URLs of PLDs held elsewhere, already sent to the shared frontier.
     sent_elsewhere: HashSet<String>,
     /// The archiver's answer to "how many URLs are queued on any node", awaited.
@@ -1310,11 +1386,13 @@ struct SharedFrontier {
 impl SharedFrontier {
     fn start(settings: SharedSettings) -> Result<Self, CrawlError> {
         let (sender, events) = unbounded_channel();
-        let keeper = LeaseKeeper::start(settings, sender)?;
+        let deadlines = Arc::new(LeaseDeadlines::default());
+        let keeper = LeaseKeeper::start(settings, sender, Arc::clone(&deadlines))?;
         Ok(Self {
             keeper,
             events,
             held: HashSet::new(),
+            deadlines,
             sent_elsewhere: HashSet::new(),
             counting: None,
             last_count: Instant::now() - COUNT_INTERVAL,

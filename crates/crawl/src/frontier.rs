@@ -487,6 +487,23 @@ impl Frontier {
         self.schedule(pld_id);
     }
 
+    /// A request that was not sent (the PLD's lease ran out before it could go): the URL goes
+    /// back to the head of its PLD's queue and the PLD is free again, with no politeness
+    /// wait since nothing reached the server.
+    pub fn unsent(&mut self, id: UrlId) {
+        let pld_id = self.urls[id as usize].pld;
+        self.put_back(id);
+        self.plds[pld_id as usize].busy = false;
+        self.schedule(pld_id);
+    }
+
+    /// Keeps a PLD from being sent a request before `at` (another node may have sent one
+    /// just before this node took its lease over).
+    pub fn hold_until(&mut self, pld_id: PldId, at: Instant) {
+        let pld = &mut self.plds[pld_id as usize];
+        pld.next_allowed = pld.next_allowed.max(at);
+    }
+
     /// Raises a PLD's delay (robots.txt `Crawl-delay`).
     pub fn raise_delay(&mut self, pld_id: PldId, delay: Duration) {
         let pld = &mut self.plds[pld_id as usize];

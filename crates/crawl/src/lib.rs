@@ -7,6 +7,7 @@ pub mod archiver;
 mod crawler;
 pub mod frontier;
 pub mod http;
+mod lease_deadline;
 pub mod monitor;
 mod options;
 pub mod robots;

@@ -76,6 +76,10 @@ pub struct CrawlOptions {
     pub node: Option<String>,
     /// Which crawl of a shared store to join.
     pub join: JoinCrawl,
+    /// Start a new crawl in a shared store even while another one is running there.
+    pub force_new: bool,
+    /// How long `--join` waits for a crawl to appear in the shared store.
+    pub join_wait: Duration,
     /// How long a PLD lease lasts without renewal (renewed every third of it).
     pub lease_ttl: Duration,
     /// PLD leases held at once (default: `concurrency`).
@@ -149,6 +153,8 @@ impl CrawlOptions {
             state: None,
             node: None,
             join: JoinCrawl::New,
+            force_new: false,
+            join_wait: Duration::from_secs(60),
             lease_ttl: Duration::from_secs(30),
             max_plds: None,
         }

@@ -6,6 +6,7 @@
 //! write) and are told to this thread with [`LeaseKeeper::forget`].
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -14,6 +15,7 @@ use chrono::Utc;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::crawler::CrawlError;
+use super::lease_deadline::LeaseDeadlines;
 use super::options::{CrawlOptions, JoinCrawl, check_node_name};
 use ldwarc_core::store::{BackendError, FrontierEntry, PgStateStore, PldLeases, StateBackend};
 
@@ -25,6 +27,9 @@ pub enum LeaseEvent {
     Rows {
         /// PLDs now held by this node.
         claimed: Vec<String>,
+        /// Those of `claimed` whose previous lease ran out while held: their previous holder
+        /// may have sent a request just before, so the first request waits a delay.
+        lapsed: Vec<String>,
         /// URLs queued and not yet done.
         queued: Vec<FrontierEntry>,
         /// URLs done (by any node).
@@ -86,17 +91,15 @@ pub fn open_shared_crawl(
                         .into(),
                 ));
             }
+            if !options.force_new {
+                refuse_second_crawl(store)?;
+            }
             let id = store
                 .start_crawl(Utc::now(), described)
                 .map_err(store_error)?;
             return Ok((id, 0, false));
         }
-        JoinCrawl::Latest => store
-            .unfinished_crawl()
-            .map_err(store_error)?
-            .ok_or_else(|| {
-                CrawlError::Options(format!("{database}: no unfinished crawl to join"))
-            })?,
+        JoinCrawl::Latest => wait_for_crawl(store, options.join_wait)?,
         JoinCrawl::Id(id) => store
             .crawl_by_id(id)
             .map_err(store_error)?
@@ -111,6 +114,67 @@ pub fn open_shared_crawl(
     Ok((run.id, 0, true))
 }
 
+/// Nodes of two crawls in one database would each keep their own politeness, unaware of
+/// the other's requests: a new crawl is refused while an unfinished one has live leases.
+fn refuse_second_crawl(store: &mut PgStateStore) -> Result<(), CrawlError> {
+    let Some(running) = store.unfinished_crawl().map_err(store_error)? else {
+        return Ok(());
+    };
+    let holders: BTreeSet<String> = store
+        .leases(running.id)
+        .map_err(store_error)?
+        .into_iter()
+        .filter(|lease| lease.live)
+        .filter_map(|lease| lease.holder)
+        .collect();
+    if holders.is_empty() {
+        return Ok(());
+    }
+    let nodes: Vec<String> = holders.into_iter().collect();
+    Err(CrawlError::Options(format!(
+        "{}: crawl {} is running (nodes {} hold leases); add --join to work on it, or --force \
+         to start a second crawl beside it",
+        store.database(),
+        running.id,
+        nodes.join(", ")
+    )))
+}
+
+/// The latest unfinished crawl, waited for up to `wait`: nodes started together join the
+/// crawl the first of them creates.
+fn wait_for_crawl(
+    store: &mut PgStateStore,
+    wait: Duration,
+) -> Result<ldwarc_core::store::CrawlRun, CrawlError> {
+    let deadline = Instant::now() + wait;
+    let mut told = false;
+    loop {
+        if let Some(run) = store.unfinished_crawl().map_err(store_error)? {
+            return Ok(run);
+        }
+        if Instant::now() >= deadline {
+            return Err(CrawlError::Options(format!(
+                "{}: no unfinished crawl to join after waiting {} s; start one with seed URLs \
+                 and without --join",
+                store.database(),
+                wait.as_secs()
+            )));
+        }
+        if !told {
+            eprintln!(
+                "ldwarc: waiting up to {} s for a crawl to join in {}",
+                wait.as_secs(),
+                store.database()
+            );
+            told = true;
+        }
+        std::thread::sleep(JOIN_POLL.min(deadline.saturating_duration_since(Instant::now())));
+    }
+}
+
+/// How often `--join` looks for the crawl it waits for.
+const JOIN_POLL: Duration = Duration::from_millis(250);
+
 /// A state-store failure as a crawl error.
 pub fn store_error(error: BackendError) -> CrawlError {
     CrawlError::Archive(error.into())
@@ -123,10 +187,12 @@ pub struct LeaseKeeper {
 }
 
 impl LeaseKeeper {
-    /// Connects and starts the thread; `events` receives what it finds.
+    /// Connects and starts the thread; `events` receives what it finds, `deadlines` the
+    /// local deadline of every lease it holds.
     pub fn start(
         settings: SharedSettings,
         events: UnboundedSender<LeaseEvent>,
+        deadlines: Arc<LeaseDeadlines>,
     ) -> Result<Self, CrawlError> {
         let store = PgStateStore::connect(&settings.database).map_err(store_error)?;
         let (commands, receiver) = channel();
@@ -138,6 +204,7 @@ impl LeaseKeeper {
                     settings,
                     held: BTreeSet::new(),
                     events,
+                    deadlines,
                 }
                 .run(&receiver)
             })?;
@@ -179,6 +246,7 @@ struct LeaseLoop {
     settings: SharedSettings,
     held: BTreeSet<String>,
     events: UnboundedSender<LeaseEvent>,
+    deadlines: Arc<LeaseDeadlines>,
 }
 
 impl LeaseLoop {
@@ -209,6 +277,7 @@ impl LeaseLoop {
     fn apply(&mut self, command: LeaseCommand) {
         match command {
             LeaseCommand::Forget(plds) => {
+                self.deadlines.end(&plds);
                 for pld in plds {
                     self.held.remove(&pld);
                 }
@@ -230,8 +299,13 @@ impl LeaseLoop {
         let SharedSettings {
             node, crawl, ttl, ..
         } = &self.settings;
+        // Taken before the statement is sent: the database computes the new expiry later.
+        let sent = Instant::now();
         let renewed = match self.store.renew(node, *crawl, &held, *ttl) {
-            Ok(renewed) => renewed.into_iter().collect::<BTreeSet<_>>(),
+            Ok(renewed) => {
+                self.deadlines.extend(&renewed, sent, *ttl);
+                renewed.into_iter().collect::<BTreeSet<_>>()
+            }
             Err(error) => {
                 // Without a renewal the leases may lapse at any moment: stop using them.
                 tracing::warn!(%error, "renewing PLD leases: {error}; dropping them");
@@ -239,11 +313,12 @@ impl LeaseLoop {
             }
         };
         let lost: Vec<String> = self.held.difference(&renewed).cloned().collect();
+        self.deadlines.end(&lost);
         self.held = renewed;
         if !lost.is_empty() {
             self.send(LeaseEvent::Lost(lost));
         }
-        self.load_rows(Vec::new());
+        self.load_rows(Vec::new(), Vec::new());
     }
 
     /// Claims free PLDs up to the limit and sends their rows.
@@ -255,23 +330,33 @@ impl LeaseLoop {
         let SharedSettings {
             node, crawl, ttl, ..
         } = &self.settings;
-        match self.store.claim_plds(node, *crawl, room, *ttl) {
-            Ok(claimed) if !claimed.is_empty() => {
+        let sent = Instant::now();
+        match self.store.claim_leases(node, *crawl, room, *ttl) {
+            Ok(claims) if !claims.is_empty() => {
+                let claimed: Vec<String> = claims.iter().map(|c| c.pld.clone()).collect();
+                let lapsed = claims
+                    .into_iter()
+                    .filter(|c| c.lapsed)
+                    .map(|c| c.pld)
+                    .collect();
+                self.deadlines.extend(&claimed, sent, *ttl);
                 self.held.extend(claimed.iter().cloned());
-                self.load_rows(claimed);
+                self.load_rows(claimed, lapsed);
             }
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "claiming PLDs: {error}"),
         }
     }
 
-    /// Sends the frontier rows of every held PLD (`claimed` among them are new).
-    fn load_rows(&mut self, claimed: Vec<String>) {
+    /// Sends the frontier rows of every held PLD (`claimed` among them are new, `lapsed`
+    /// among those were taken over from a lapsed lease).
+    fn load_rows(&mut self, claimed: Vec<String>, lapsed: Vec<String>) {
         let held: Vec<String> = self.held.iter().cloned().collect();
         match self.store.frontier_of_plds(self.settings.crawl, &held) {
             Ok((queued, done)) => {
                 self.send(LeaseEvent::Rows {
                     claimed,
+                    lapsed,
                     queued,
                     done,
                 });
@@ -280,6 +365,7 @@ impl LeaseLoop {
                 // The claimed PLDs cannot be crawled without their rows: give them back.
                 tracing::warn!(plds = ?held, %error, "reading the frontier of {held:?}: {error}");
                 if !claimed.is_empty() {
+                    self.deadlines.end(&claimed);
                     for pld in &claimed {
                         self.held.remove(pld);
                     }
@@ -297,6 +383,8 @@ impl LeaseLoop {
         if self.held.is_empty() {
             return;
         }
+        let held: Vec<String> = self.held.iter().cloned().collect();
+        self.deadlines.end(&held);
         let plds: Vec<(String, Duration)> = self
             .held
             .iter()

@@ -65,6 +65,15 @@ pub trait FencedTransaction: BackendTransaction {
     }
 }
 
+/// A PLD lease just claimed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The pay-level domain.
+    pub pld: String,
+    /// Whether the previous lease on it ran out while held instead of being released.
+    pub lapsed: bool,
+}
+
 /// One row of `pld_leases`, for monitoring.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PldLease {
@@ -81,21 +90,25 @@ fn seconds(ttl: Duration) -> f64 {
     ttl.as_secs_f64()
 }
 
-impl PldLeases for PgStateStore {
-    fn claim_plds(
+impl PgStateStore {
+    /// [`PldLeases::claim_plds`], telling for each PLD claimed whether its previous lease
+    /// ran out while held (a node stopped, hung or lost the database) rather than being
+    /// released: the previous holder may have sent a request up to the moment it lapsed, so
+    /// the new holder waits a politeness delay before its first request.
+    pub fn claim_leases(
         &mut self,
         node: &str,
         crawl: i64,
         max: usize,
         ttl: Duration,
-    ) -> BackendResult<Vec<String>> {
+    ) -> BackendResult<Vec<Claim>> {
         let limit = i64::try_from(max).unwrap_or(i64::MAX);
         // SKIP LOCKED: rows another node is claiming or fencing right now are passed over
         // instead of waited for; the lock taken here lasts until the update commits, and a row
         // updated since this statement's snapshot is re-checked against the WHERE clause.
         let rows = self.query(
             "WITH candidates AS (
-                SELECT l.pld FROM pld_leases l
+                SELECT l.pld, l.holder FROM pld_leases l
                 WHERE l.crawl = $1
                   AND (l.expires_at IS NULL OR l.expires_at <= now())
                   AND EXISTS (SELECT 1 FROM frontier f
@@ -107,10 +120,31 @@ impl PldLeases for PgStateStore {
              )
              UPDATE pld_leases l SET holder = $2, expires_at = now() + make_interval(secs => $4)
              FROM candidates c WHERE l.crawl = $1 AND l.pld = c.pld
-             RETURNING l.pld",
+             RETURNING l.pld, c.holder IS NOT NULL",
             &[&crawl, &node, &limit, &seconds(ttl)],
         )?;
-        self.plds(&rows)
+        let claim = |row: &postgres::Row| -> Result<Claim, String> {
+            Ok(Claim {
+                pld: column(row, 0)?,
+                lapsed: column(row, 1)?,
+            })
+        };
+        rows.iter()
+            .map(|row| claim(row).map_err(|problem| self.invalid(problem)))
+            .collect()
+    }
+}
+
+impl PldLeases for PgStateStore {
+    fn claim_plds(
+        &mut self,
+        node: &str,
+        crawl: i64,
+        max: usize,
+        ttl: Duration,
+    ) -> BackendResult<Vec<String>> {
+        let claims = self.claim_leases(node, crawl, max, ttl)?;
+        Ok(claims.into_iter().map(|claim| claim.pld).collect())
     }
 
     fn renew(

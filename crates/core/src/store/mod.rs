@@ -7,6 +7,7 @@
 
 mod backend;
 mod lease;
+mod pg_limits;
 mod postgres;
 #[cfg(test)]
 mod suite;
@@ -14,7 +15,7 @@ mod suite;
 pub use backend::{
     BackendError, BackendResult, BackendTransaction, SqliteTransaction, StateBackend,
 };
-pub use lease::{FencedTransaction, PldLease, PldLeases, pld_of_url};
+pub use lease::{Claim, FencedTransaction, PldLease, PldLeases, pld_of_url};
 pub use postgres::{PgStateStore, PgTransaction, describe_database};
 
 use std::path::{Path, PathBuf};

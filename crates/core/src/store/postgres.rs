@@ -96,10 +96,12 @@ impl PgStateStore {
     /// network or a tunnel.
     pub fn connect(url: &str) -> BackendResult<Self> {
         let database = describe_database(url);
-        let config = postgres::Config::from_str(url).map_err(|source| BackendError::Postgres {
-            database: database.clone(),
-            source,
-        })?;
+        let mut config =
+            postgres::Config::from_str(url).map_err(|source| BackendError::Postgres {
+                database: database.clone(),
+                source,
+            })?;
+        super::pg_limits::bound_waits(&mut config);
         let client = config
             .connect(NoTls)
             .map_err(|source| BackendError::Postgres {

@@ -447,3 +447,38 @@ fn plds_without_queued_urls_are_not_claimed() {
     let result = store.transaction(|t| t.mark_done_fenced("a", crawl, "http://other.example/"));
     assert!(result.is_err_and(|e| e.is_lease_lost()));
 }
+
+#[test]
+fn claims_tell_a_lapsed_lease_from_a_free_or_released_one() {
+    let server = shared_server();
+    let url = server.fresh_database("lapsed");
+    let mut store = PgStateStore::connect(&url).unwrap();
+    let crawl = leased_crawl(&mut store, 2);
+    let short = Duration::from_millis(200);
+    // Never held: not lapsed.
+    let first = store.claim_leases("a", crawl, 2, short).unwrap();
+    assert_eq!(first.len(), 2);
+    assert!(first.iter().all(|claim| !claim.lapsed), "{first:?}");
+    // pld0 released with a short cool-down, pld1 left to run out while held.
+    store
+        .release_after("a", crawl, &[("pld0.example".to_string(), short)])
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    let mut second = store
+        .claim_leases("b", crawl, 2, Duration::from_secs(60))
+        .unwrap();
+    second.sort_by(|x, y| x.pld.cmp(&y.pld));
+    assert_eq!(
+        second,
+        vec![
+            super::Claim {
+                pld: "pld0.example".into(),
+                lapsed: false
+            },
+            super::Claim {
+                pld: "pld1.example".into(),
+                lapsed: true
+            },
+        ]
+    );
+}
