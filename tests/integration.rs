@@ -12,9 +12,11 @@ mod serve_server;
 mod synthetic_archive;
 
 mod crash_recovery;
+mod crawl_failures;
 mod crawl_hostile;
 mod crawl_resume;
 mod crawl_testweb;
+mod crawl_tls;
 mod damaged_files;
 mod demo;
 mod diff_interop;

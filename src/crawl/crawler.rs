@@ -16,10 +16,11 @@ use super::archived;
 use super::archiver::{
     ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, CommitStore, ParseSummary,
 };
+use super::failures::FailureReport;
 use super::frontier::{
     Added, Frontier, NewUrl, PldId, UrlId, UrlKind, UrlState as FrontierUrlState,
 };
-use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule};
+use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule, TrustConfig};
 use super::options::CrawlOptions;
 use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots_url};
 use super::shared::{self, LeaseEvent, LeaseKeeper, SharedSettings};
@@ -63,6 +64,9 @@ pub struct CrawlSummary {
     pub peak_rss_bytes: Option<u64>,
     /// Files a crash had left open, recovered at the start.
     pub recovered_files: usize,
+    /// Failed fetches by cause, the first ones with their message, and how many seeds
+    /// could be fetched.
+    pub failures: FailureReport,
 }
 
 /// What the progress display shows.
@@ -154,6 +158,7 @@ pub fn crawl(
     crawler.shared = shared;
     crawler.load(opened.frontier_rows);
     let requests = runtime.block_on(crawler.run(&stats, on_progress, started));
+    let failures = std::mem::take(&mut crawler.failures);
     drop(crawler);
     drop(runtime);
     let final_stats = archiver_thread
@@ -178,6 +183,7 @@ pub fn crawl(
         documents_per_second: final_stats.captures as f64 / seconds.max(1e-9),
         peak_rss_bytes: peak_rss(),
         recovered_files: recoveries.len(),
+        failures,
     })
 }
 
@@ -312,6 +318,9 @@ fn http_client(options: &CrawlOptions) -> Result<HttpClient, CrawlError> {
         max_body: options.max_body,
         resolve,
         proxy: ProxyConfig::from_env().with_override(proxy),
+        trust: TrustConfig::with_env(options.tls_roots, options.ca_files.clone(), |name| {
+            std::env::var_os(name)
+        }),
         ..NetConfig::default()
     };
     HttpClient::new(config).map_err(|e| CrawlError::Options(e.to_string()))
@@ -402,6 +411,9 @@ struct Crawler {
     contexts: Arc<CapturedContexts>,
     agent_token: String,
     requests: u64,
+    failures: FailureReport,
+    /// Why the robots.txt of an origin (by [`origin_key`]) could not be had.
+    robots_unavailable: HashMap<String, String>,
 }
 
 impl Crawler {
@@ -428,6 +440,8 @@ impl Crawler {
             contexts: Arc::default(),
             agent_token,
             requests: 0,
+            failures: FailureReport::default(),
+            robots_unavailable: HashMap::new(),
         }
     }
 
@@ -645,6 +659,16 @@ impl Crawler {
     fn exclude(&mut self, id: UrlId) {
         self.frontier.done(id);
         let entry = self.frontier.entry(id);
+        if is_seed(entry) {
+            self.failures.note_excluded_seed();
+        }
+        let unavailable = Url::parse(&entry.url)
+            .ok()
+            .and_then(|url| self.robots_unavailable.get(&origin_key(&url)));
+        let error = match unavailable {
+            Some(reason) => format!("disallowed: robots.txt unavailable ({reason})"),
+            None => "disallowed by robots.txt".into(),
+        };
         self.send(ArchiveJob::LogOnly {
             entry: Box::new(FetchLogEntry {
                 url: entry.url.to_string(),
@@ -657,7 +681,7 @@ impl Crawler {
                 bytes: None,
                 digest: None,
                 change: Change::Excluded,
-                error: Some("disallowed by robots.txt".into()),
+                error: Some(error),
                 content_type: None,
                 outlinks: None,
                 record: None,
@@ -904,6 +928,13 @@ impl Crawler {
         }
         self.robots.insert(&origin, policy, Instant::now());
         self.robots_pending.remove(&origin_key(&origin));
+        let unavailable = fetches
+            .last()
+            .and_then(|(url, fetch)| self.failures.note_robots(url.as_str(), fetch));
+        match unavailable {
+            Some(reason) => self.robots_unavailable.insert(origin_key(&origin), reason),
+            None => self.robots_unavailable.remove(&origin_key(&origin)),
+        };
         let last_finished = fetches.iter().rev().find_map(|(_, f)| finished_at(f));
         self.frontier.release(pld, last_finished);
         self.drop_unless_held(pld);
@@ -982,6 +1013,13 @@ impl Crawler {
         }
         if done {
             self.frontier.done(id);
+            let entry = self.frontier.entry(id);
+            let kind = match entry.kind {
+                UrlKind::Context => "context",
+                _ => "document",
+            };
+            let seed = is_seed(entry);
+            self.failures.note_document(&url, kind, &fetch, seed);
         }
         self.frontier.release(pld, sent);
         self.drop_unless_held(pld);
@@ -1370,6 +1408,12 @@ fn extract(
 /// even by the server's clock no two requests come closer than the delay.
 fn finished_at(fetch: &Fetch) -> Option<Instant> {
     fetch.sent_at.map(|(_, at)| at + fetch.duration)
+}
+
+/// Whether a frontier entry is a seed (no discovery path: not found through a link,
+/// redirect or context).
+fn is_seed(entry: &super::frontier::UrlEntry) -> bool {
+    entry.path.is_empty()
 }
 
 /// `Retry-After` as seconds or an HTTP date.

@@ -5,6 +5,7 @@
 pub mod archived;
 pub mod archiver;
 mod crawler;
+pub mod failures;
 pub mod frontier;
 pub mod http;
 mod options;
