@@ -44,5 +44,6 @@ mod serve_vs_pywb;
 mod simulate;
 mod stats_archive;
 mod surt_interop;
+mod url_forms;
 mod writer_roundtrip;
 mod zipnum_pywb;

@@ -11,6 +11,7 @@ pub mod query;
 mod record_codec;
 pub mod store;
 pub mod surt;
+pub mod url_form;
 pub mod verify;
 pub mod zipnum;
 
