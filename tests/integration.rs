@@ -29,6 +29,7 @@ mod interop_writer;
 mod man_pages;
 mod monitor_loopback;
 mod monitor_nodes;
+mod monitor_politeness;
 mod monitor_truth_time;
 mod multi_node;
 mod multi_root;

@@ -131,6 +131,9 @@ fn every_spelling_of_a_host_finds_its_captures() {
             body.contains(&format!("<{captured}>; rel=\"original\"")),
             "{path}: {body}"
         );
-        assert!(!body.contains("%C3") && !body.contains('ü'), "{path}: {body}");
+        assert!(
+            !body.contains("%C3") && !body.contains('ü'),
+            "{path}: {body}"
+        );
     }
 }

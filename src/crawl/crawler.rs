@@ -22,6 +22,7 @@ use super::frontier::{
 };
 use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule, TrustConfig};
 use super::options::CrawlOptions;
+use super::politeness::{Remembered, archived_robots, contact_window, fresh_robots, last_contacts};
 use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots_url};
 use super::shared::{self, LeaseEvent, LeaseKeeper, SharedSettings};
 use crate::archive::{ArchiveWriterOptions, pay_level_domain};
@@ -112,6 +113,8 @@ struct Opened {
     frontier_rows: Option<(Vec<FrontierEntry>, Vec<String>)>,
     reader: Option<StateReader>,
     shared: Option<SharedSettings>,
+    /// Last contacts and fresh robots.txt answers of earlier crawls.
+    remembered: Remembered,
 }
 
 /// Runs a crawl to its end. With a shared (PostgreSQL) store this node crawls the PLDs it
@@ -156,6 +159,7 @@ pub fn crawl(
     let crawl_id = opened.crawl;
     let mut crawler = Crawler::new(options.clone(), client, opened.reader, jobs, opened.round);
     crawler.shared = shared;
+    crawler.remember(opened.remembered);
     crawler.load(opened.frontier_rows);
     let requests = runtime.block_on(crawler.run(&stats, on_progress, started));
     let failures = std::mem::take(&mut crawler.failures);
@@ -198,7 +202,9 @@ fn open_local(options: &CrawlOptions) -> Result<Opened, CrawlError> {
     } else {
         None
     };
+    let remembered = remember_local(&store, options).map_err(archiver_error)?;
     Ok(Opened {
+        remembered,
         commit: CommitStore::Local(store),
         crawl,
         round,
@@ -216,7 +222,9 @@ fn open_shared(options: &CrawlOptions, database: &str) -> Result<Opened, CrawlEr
     let mut store = PgStateStore::connect(database).map_err(shared::store_error)?;
     let (crawl, round, resumed) =
         shared::open_shared_crawl(&mut store, options, &describe_options(options))?;
+    let remembered = remember_shared(&mut store, options).map_err(shared::store_error)?;
     Ok(Opened {
+        remembered,
         commit: CommitStore::Shared {
             store: Box::new(store),
             node: node.clone(),
@@ -234,6 +242,55 @@ fn open_shared(options: &CrawlOptions, database: &str) -> Result<Opened, CrawlEr
             max_plds: options.max_plds.unwrap_or(options.concurrency).max(1),
         }),
     })
+}
+
+/// What earlier crawls on the embedded store leave: last contacts and fresh robots.txt
+/// answers (their bodies read back from this archive).
+fn remember_local(
+    store: &StateStore,
+    options: &CrawlOptions,
+) -> Result<Remembered, crate::store::StoreError> {
+    let now = Utc::now();
+    let window = contact_window(options.delay, options.max_crawl_delay);
+    let recent = store.fetches_since(now - chrono_duration(window), None)?;
+    let robots_rows = store.fetches_since(
+        now - chrono_duration(super::politeness::robots_window()),
+        Some("robots"),
+    )?;
+    let agent = product_token(&options.user_agent);
+    let robots = fresh_robots(&robots_rows, now, agent, |row| {
+        let state = store.url_state(&row.url).ok().flatten();
+        archived_robots(&options.root, row, state, options.max_decoded)
+    });
+    Ok(Remembered {
+        contacts: last_contacts(&recent),
+        robots,
+    })
+}
+
+/// What earlier crawls on a shared store leave, by every node: last contacts, and the fresh
+/// robots.txt answers whose bodies this node's archive holds.
+fn remember_shared(store: &mut PgStateStore, options: &CrawlOptions) -> BackendResult<Remembered> {
+    let now = Utc::now();
+    let window = contact_window(options.delay, options.max_crawl_delay);
+    let recent = store.fetches_since(now - chrono_duration(window), None)?;
+    let robots_rows = store.fetches_since(
+        now - chrono_duration(super::politeness::robots_window()),
+        Some("robots"),
+    )?;
+    let agent = product_token(&options.user_agent);
+    let robots = fresh_robots(&robots_rows, now, agent, |row| {
+        let state = StateBackend::url_state(store, &row.url).ok().flatten();
+        archived_robots(&options.root, row, state, options.max_decoded)
+    });
+    Ok(Remembered {
+        contacts: last_contacts(&recent),
+        robots,
+    })
+}
+
+fn chrono_duration(duration: Duration) -> chrono::Duration {
+    chrono::Duration::from_std(duration).unwrap_or(chrono::Duration::MAX)
 }
 
 /// Records the last round and marks the crawl finished (a shared crawl is finished only
@@ -442,6 +499,34 @@ impl Crawler {
             requests: 0,
             failures: FailureReport::default(),
             robots_unavailable: HashMap::new(),
+        }
+    }
+
+    /// Takes over what earlier crawls left: fresh robots.txt answers (with their
+    /// `Crawl-delay`), then each PLD's last contact, so that its first request in this crawl
+    /// still comes its delay after the last one.
+    fn remember(&mut self, remembered: Remembered) {
+        let now_utc = Utc::now();
+        let now = Instant::now();
+        for robots in remembered.robots {
+            let left = (robots.expires - now_utc).to_std().unwrap_or_default();
+            if let (Some(delay), Some(host)) = (robots.policy.crawl_delay(), robots.url.host_str())
+            {
+                let pld = self.frontier.pld(&pay_level_domain(host));
+                self.frontier
+                    .raise_delay(pld, delay.min(self.options.max_crawl_delay));
+            }
+            self.robots
+                .insert_until(&robots.url, robots.policy, now + left);
+        }
+        for (name, ended) in remembered.contacts {
+            let pld = self.frontier.pld(&name);
+            let Ok(delay) = chrono::Duration::from_std(self.frontier.delay(pld)) else {
+                continue;
+            };
+            if let Ok(wait) = (ended + delay - now_utc).to_std() {
+                self.frontier.not_before(pld, now + wait);
+            }
         }
     }
 

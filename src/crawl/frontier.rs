@@ -487,6 +487,13 @@ impl Frontier {
         self.schedule(pld_id);
     }
 
+    /// A PLD may not be sent a request before `at` (its last contact, by an earlier crawl or
+    /// another node, plus its delay).
+    pub fn not_before(&mut self, pld_id: PldId, at: Instant) {
+        let pld = &mut self.plds[pld_id as usize];
+        pld.next_allowed = pld.next_allowed.max(at);
+    }
+
     /// Raises a PLD's delay (robots.txt `Crawl-delay`).
     pub fn raise_delay(&mut self, pld_id: PldId, delay: Duration) {
         let pld = &mut self.plds[pld_id as usize];

@@ -9,6 +9,7 @@ pub mod failures;
 pub mod frontier;
 pub mod http;
 mod options;
+pub mod politeness;
 pub mod robots;
 mod shared;
 

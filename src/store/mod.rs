@@ -8,6 +8,7 @@
 mod backend;
 mod lease;
 mod postgres;
+mod recent;
 #[cfg(test)]
 mod suite;
 
@@ -77,6 +78,7 @@ CREATE TABLE IF NOT EXISTS fetches (
 );
 CREATE INDEX IF NOT EXISTS fetches_url ON fetches(url, time);
 CREATE INDEX IF NOT EXISTS fetches_crawl ON fetches(crawl);
+CREATE INDEX IF NOT EXISTS fetches_time ON fetches(time);
 CREATE TABLE IF NOT EXISTS url_state (
     url TEXT PRIMARY KEY,
     digest TEXT,
