@@ -227,7 +227,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --json --help"
+            opts="-h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --ca-file --tls-roots --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -262,6 +262,14 @@ _ldwarc() {
                     return 0
                     ;;
                 --resolve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-roots)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -741,7 +749,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__monitor)
-            opts="-h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --state --node --lease-ttl --now --help"
+            opts="-h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --ca-file --tls-roots --state --node --lease-ttl --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -812,6 +820,14 @@ _ldwarc() {
                     return 0
                     ;;
                 --resolve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-roots)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
