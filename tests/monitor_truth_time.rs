@@ -87,11 +87,12 @@ fn truth_is_scored_at_each_captures_warc_date() {
     let first = monitor(root.path(), server.port(), None);
     assert_eq!(first[0]["fetched"], 2, "{first:?}");
 
-    std::thread::sleep(Duration::from_millis(1100));
+    std::thread::sleep(Duration::from_millis(500));
     server.set_epoch(1);
-    // The truth: /moving changes 2 s from now. The next cycle starts before that, and fetches
-    // /moving at least one --delay (3 s) after /still, so after it.
-    let change = Utc::now().timestamp_micros() as f64 / 1e6 + 2.0;
+    // The truth: /moving changes 1 s from now. The next cycle starts before that, and sends
+    // no request to the host before the --delay (3 s) after the first cycle's last one, so
+    // it fetches /moving after the change.
+    let change = Utc::now().timestamp_micros() as f64 / 1e6 + 1.0;
     let histories = vec![
         ChangeHistory::new(url("/still"), start, start + 3600.0, vec![]).unwrap(),
         ChangeHistory::new(url("/moving"), start, start + 3600.0, vec![change]).unwrap(),

@@ -22,7 +22,7 @@ use super::frontier::{
 };
 use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule, TrustConfig};
 use super::options::CrawlOptions;
-use super::politeness::{Remembered, archived_robots, contact_window, fresh_robots, last_contacts};
+use super::politeness::{Remembered, remember_local, remember_shared};
 use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots_url};
 use super::shared::{self, LeaseEvent, LeaseKeeper, SharedSettings};
 use crate::archive::{ArchiveWriterOptions, pay_level_domain};
@@ -242,55 +242,6 @@ fn open_shared(options: &CrawlOptions, database: &str) -> Result<Opened, CrawlEr
             max_plds: options.max_plds.unwrap_or(options.concurrency).max(1),
         }),
     })
-}
-
-/// What earlier crawls on the embedded store leave: last contacts and fresh robots.txt
-/// answers (their bodies read back from this archive).
-fn remember_local(
-    store: &StateStore,
-    options: &CrawlOptions,
-) -> Result<Remembered, crate::store::StoreError> {
-    let now = Utc::now();
-    let window = contact_window(options.delay, options.max_crawl_delay);
-    let recent = store.fetches_since(now - chrono_duration(window), None)?;
-    let robots_rows = store.fetches_since(
-        now - chrono_duration(super::politeness::robots_window()),
-        Some("robots"),
-    )?;
-    let agent = product_token(&options.user_agent);
-    let robots = fresh_robots(&robots_rows, now, agent, |row| {
-        let state = store.url_state(&row.url).ok().flatten();
-        archived_robots(&options.root, row, state, options.max_decoded)
-    });
-    Ok(Remembered {
-        contacts: last_contacts(&recent),
-        robots,
-    })
-}
-
-/// What earlier crawls on a shared store leave, by every node: last contacts, and the fresh
-/// robots.txt answers whose bodies this node's archive holds.
-fn remember_shared(store: &mut PgStateStore, options: &CrawlOptions) -> BackendResult<Remembered> {
-    let now = Utc::now();
-    let window = contact_window(options.delay, options.max_crawl_delay);
-    let recent = store.fetches_since(now - chrono_duration(window), None)?;
-    let robots_rows = store.fetches_since(
-        now - chrono_duration(super::politeness::robots_window()),
-        Some("robots"),
-    )?;
-    let agent = product_token(&options.user_agent);
-    let robots = fresh_robots(&robots_rows, now, agent, |row| {
-        let state = StateBackend::url_state(store, &row.url).ok().flatten();
-        archived_robots(&options.root, row, state, options.max_decoded)
-    });
-    Ok(Remembered {
-        contacts: last_contacts(&recent),
-        robots,
-    })
-}
-
-fn chrono_duration(duration: Duration) -> chrono::Duration {
-    chrono::Duration::from_std(duration).unwrap_or(chrono::Duration::MAX)
 }
 
 /// Records the last round and marks the crawl finished (a shared crawl is finished only
@@ -1013,9 +964,16 @@ impl Crawler {
         }
         self.robots.insert(&origin, policy, Instant::now());
         self.robots_pending.remove(&origin_key(&origin));
-        let unavailable = fetches
-            .last()
-            .and_then(|(url, fetch)| self.failures.note_robots(url.as_str(), fetch));
+        let mut unavailable = None;
+        if let Some((url, fetch)) = fetches.last() {
+            unavailable = self.failures.note_robots(url.as_str(), fetch);
+            if let (None, Some(problem)) = (&unavailable, &problem) {
+                // An answer whose body could not be read disallows the host too.
+                self.failures
+                    .add(url.as_str(), "robots", "protocol", problem.clone());
+                unavailable = Some(problem.clone());
+            }
+        }
         match unavailable {
             Some(reason) => self.robots_unavailable.insert(origin_key(&origin), reason),
             None => self.robots_unavailable.remove(&origin_key(&origin)),

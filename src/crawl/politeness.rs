@@ -13,8 +13,11 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use url::Url;
 
-use super::robots::{MAX_ROBOTS_BYTES, ROBOTS_TTL, RobotsPolicy, cache_lifetime};
-use crate::store::{FetchLogEntry, UrlState};
+use super::options::CrawlOptions;
+use super::robots::{MAX_ROBOTS_BYTES, ROBOTS_TTL, RobotsPolicy, cache_lifetime, product_token};
+use crate::store::{
+    BackendResult, FetchLogEntry, PgStateStore, StateBackend, StateStore, StoreError, UrlState,
+};
 
 /// A robots.txt answer of an earlier crawl that is still fresh.
 pub struct RememberedRobots {
@@ -134,6 +137,83 @@ pub fn archived_robots(
     let limit = max_decoded.min(MAX_ROBOTS_BYTES * 4);
     let body = crate::rdf::decode_content(encoding.as_deref(), &raw, limit).ok()?;
     Some((head.header("Cache-Control").map(str::to_string), body))
+}
+
+/// What earlier crawls on the embedded store leave: last contacts and fresh robots.txt
+/// answers (their bodies read back from this archive).
+pub fn remember_local(
+    store: &StateStore,
+    options: &CrawlOptions,
+) -> Result<Remembered, StoreError> {
+    let now = Utc::now();
+    let window = contact_window(options.delay, options.max_crawl_delay);
+    let recent = store.fetches_since(now - chrono_duration(window), None)?;
+    let robots_rows =
+        store.fetches_since(now - chrono_duration(robots_window()), Some("robots"))?;
+    let agent = product_token(&options.user_agent);
+    let robots = fresh_robots(&robots_rows, now, agent, |row| {
+        let state = store.url_state(&row.url).ok().flatten();
+        archived_robots(&options.root, row, state, options.max_decoded)
+    });
+    Ok(Remembered {
+        contacts: last_contacts(&recent),
+        robots,
+    })
+}
+
+/// What earlier crawls on a shared store leave, by every node: last contacts, and the fresh
+/// robots.txt answers whose bodies this node's archive holds.
+pub fn remember_shared(
+    store: &mut PgStateStore,
+    options: &CrawlOptions,
+) -> BackendResult<Remembered> {
+    let now = Utc::now();
+    let window = contact_window(options.delay, options.max_crawl_delay);
+    let recent = store.fetches_since(now - chrono_duration(window), None)?;
+    let robots_rows =
+        store.fetches_since(now - chrono_duration(robots_window()), Some("robots"))?;
+    let agent = product_token(&options.user_agent);
+    let robots = fresh_robots(&robots_rows, now, agent, |row| {
+        let state = StateBackend::url_state(store, &row.url).ok().flatten();
+        archived_robots(&options.root, row, state, options.max_decoded)
+    });
+    Ok(Remembered {
+        contacts: last_contacts(&recent),
+        robots,
+    })
+}
+
+/// What a crawl with `options` would start from, read from its store (the embedded one
+/// under the root, or the shared one): for estimating a crawl before it runs.
+pub fn remembered_for(options: &CrawlOptions) -> Result<Remembered, String> {
+    match &options.state {
+        Some(database) => PgStateStore::connect(database)
+            .and_then(|mut store| remember_shared(&mut store, options))
+            .map_err(|e| e.to_string()),
+        None => {
+            let state_dir = crate::archive::Archive::new(&options.root).state_dir();
+            let store = StateStore::open(&state_dir).map_err(|e| e.to_string())?;
+            remember_local(&store, options).map_err(|e| e.to_string())
+        }
+    }
+}
+
+impl Remembered {
+    /// Seconds until each PLD may be sent its next request, for the PLDs that must wait.
+    pub fn waits(&self, delay: Duration, now: DateTime<Utc>) -> HashMap<String, f64> {
+        let delay = chrono_duration(delay);
+        self.contacts
+            .iter()
+            .filter_map(|(pld, ended)| {
+                let wait = (*ended + delay - now).to_std().ok()?;
+                Some((pld.clone(), wait.as_secs_f64()))
+            })
+            .collect()
+    }
+}
+
+fn chrono_duration(duration: Duration) -> chrono::Duration {
+    chrono::Duration::from_std(duration).unwrap_or(chrono::Duration::MAX)
 }
 
 #[cfg(test)]

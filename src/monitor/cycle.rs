@@ -26,7 +26,9 @@ use serde::Serialize;
 
 use super::MonitorError;
 use super::detect::{Seen, Verdict, look, verdict};
-use super::estimate::{CycleEstimate, FetchHistory, estimate_cycle, observed_overhead};
+use super::estimate::{
+    CarriedOver, CycleEstimate, FetchHistory, estimate_cycle, observed_overhead,
+};
 use super::lock::CycleLock;
 use super::pg_table::PgMonitorTable;
 use super::segment::reachable;
@@ -303,6 +305,7 @@ fn cycle(
         options.crawl.delay.as_secs_f64(),
         options.crawl.concurrency,
         observed_overhead(&table.cycles()?),
+        &carried_over(&options.crawl),
     );
     let mut row = CycleRow {
         cycle: table.next_cycle()?,
@@ -407,6 +410,26 @@ fn cycle(
         urls,
         failures,
     })
+}
+
+/// What the cycle's crawl will take over from earlier ones (fresh robots.txt answers, waits
+/// for the delay after the last contacts); nothing when the store cannot tell, which only
+/// makes the estimate longer.
+fn carried_over(options: &CrawlOptions) -> CarriedOver {
+    let Ok(remembered) = crate::crawl::politeness::remembered_for(options) else {
+        return CarriedOver::default();
+    };
+    CarriedOver {
+        fresh_robots: remembered
+            .robots
+            .iter()
+            .map(|r| r.url.origin().ascii_serialization())
+            .collect(),
+        waits: remembered
+            .waits(options.delay, Utc::now())
+            .into_iter()
+            .collect(),
+    }
 }
 
 /// Indices into `members` of the URLs to download now.

@@ -56,7 +56,7 @@ impl PgStateStore {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Change, StateStore};
+    use super::super::{BackendTransaction, Change, StateBackend, StateStore};
     use super::*;
     use std::time::Duration;
 
@@ -79,10 +79,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn rows_since_a_moment_of_one_kind() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = StateStore::open(dir.path()).unwrap();
+    /// Logs an old robots.txt fetch, a document and a fresh robots.txt fetch; returns
+    /// the moment 24 hours back.
+    fn log_three<B: StateBackend>(store: &mut B) -> DateTime<Utc> {
         let now = Utc::now();
         let crawl = store.start_crawl(now, "{}").unwrap();
         let old = now - chrono::Duration::hours(25);
@@ -93,11 +92,36 @@ mod tests {
                 t.log_fetch(crawl, &row("http://b.example/robots.txt", "robots", now))
             })
             .unwrap();
-        let since = now - chrono::Duration::hours(24);
-        let all = store.fetches_since(since, None).unwrap();
+        now - chrono::Duration::hours(24)
+    }
+
+    fn check(all: Vec<FetchLogEntry>, robots: Vec<FetchLogEntry>) {
         assert_eq!(all.len(), 2);
-        let robots = store.fetches_since(since, Some("robots")).unwrap();
+        assert_eq!(all[0].url, "http://a.example/x");
         assert_eq!(robots.len(), 1);
         assert_eq!(robots[0].url, "http://b.example/robots.txt");
+    }
+
+    #[test]
+    fn rows_since_a_moment_of_one_kind_on_sqlite() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = StateStore::open(dir.path()).unwrap();
+        let since = log_three(&mut store);
+        check(
+            store.fetches_since(since, None).unwrap(),
+            store.fetches_since(since, Some("robots")).unwrap(),
+        );
+    }
+
+    #[test]
+    fn rows_since_a_moment_of_one_kind_on_postgres() {
+        let server = crate::testweb::postgres::shared_server();
+        let url = server.fresh_database("recent");
+        let mut store = PgStateStore::connect(&url).unwrap();
+        let since = log_three(&mut store);
+        check(
+            store.fetches_since(since, None).unwrap(),
+            store.fetches_since(since, Some("robots")).unwrap(),
+        );
     }
 }
