@@ -207,8 +207,8 @@ fn crawl_with_ldwarc(
         .arg(&root)
         .arg("--resolve")
         .arg(format!("*.example=127.0.0.1:{}", server.port()))
-        .args(["--delay", &params.delay.to_string()])
-        .args(["--hops", "1", "--timeout", "30", "--json"])
+        .args(["--delay", &format!("{}s", params.delay)])
+        .args(["--hops", "1", "--timeout", "30s", "--format", "json"])
         .args(["--concurrency", &params.concurrency.to_string()])
         .arg(format!("@{}", seeds_file.display()));
     let run = run_measured(&mut command);

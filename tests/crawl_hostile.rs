@@ -93,8 +93,8 @@ fn hostile_servers_never_stop_a_crawl() {
         .arg("crawl")
         .arg("--root")
         .arg(root.path())
-        .args(["--delay", "0.1", "--hops", "1", "--timeout", "3"])
-        .args(["--max-body", "1000000", "--json"])
+        .args(["--delay", "0.1s", "--hops", "1", "--timeout", "3s"])
+        .args(["--max-body", "1000000", "--format", "json"])
         .arg("--resolve")
         .arg(format!("*.example=127.0.0.1:{}", server.port()))
         .arg("http://good.example/start"));

@@ -25,12 +25,13 @@ fn crawl(root: &Path, network: &[String], seeds: &[String]) -> serde_json::Value
         .arg(root)
         .args([
             "--delay",
-            &DELAY.to_string(),
+            &format!("{DELAY}s"),
             "--hops",
             "2",
             "--timeout",
-            "10",
-            "--json",
+            "10s",
+            "--format",
+            "json",
         ])
         .args(network)
         .args(seeds));
@@ -247,7 +248,7 @@ fn crawl_through_the_proxy_option() {
         .arg(root.path())
         .args([
             "--delay",
-            "0.05",
+            "0.05s",
             "--hops",
             "1",
             "--proxy",

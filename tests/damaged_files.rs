@@ -323,7 +323,7 @@ fn read_with_library(path: &Path) -> LibraryView {
 
 /// `ldwarc ls --json`: the records listed and what was said on stderr.
 fn list_with_binary(path: &Path) -> (Vec<Seen>, String, Option<i32>) {
-    let output = run(ldwarc().arg("ls").arg("--json").arg(path));
+    let output = run(ldwarc().arg("ls").args(["--format", "json"]).arg(path));
     let stdout = String::from_utf8(output.stdout).expect("ls prints UTF-8");
     let seen = stdout
         .lines()

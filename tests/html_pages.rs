@@ -82,7 +82,7 @@ fn a_crawl_follows_embedded_data_and_replays_page_graphs() {
         .arg("crawl")
         .arg("--root")
         .arg(root.path())
-        .args(["--delay", "0.05", "--hops", "10", "--timeout", "10"])
+        .args(["--delay", "0.05s", "--hops", "10", "--timeout", "10s"])
         .arg("--resolve")
         .arg(format!("*.example=127.0.0.1:{}", server.port()))
         .arg("http://pages.example/start"));
@@ -141,7 +141,7 @@ fn a_crawl_follows_embedded_data_and_replays_page_graphs() {
         .arg("history")
         .arg("--root")
         .arg(root.path())
-        .arg("--json")
+        .args(["--format", "json"])
         .arg("http://pages.example/microdata"));
     let history = stdout_ok(&history, "history");
     let entry: serde_json::Value = serde_json::from_str(history.lines().next().unwrap()).unwrap();

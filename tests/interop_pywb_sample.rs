@@ -90,7 +90,7 @@ fn json_lines(text: &str, what: &str) -> Vec<Value> {
 /// `ldwarc ls --json FILE`. Damaged files make it exit 1 (after listing every readable
 /// record); anything else (a panic, a usage error) fails the test.
 fn ldwarc_ls(path: &Path) -> Vec<Listed> {
-    let output = run(ldwarc().arg("ls").arg("--json").arg(path));
+    let output = run(ldwarc().arg("ls").args(["--format", "json"]).arg(path));
     let code = output.status.code();
     assert!(
         matches!(code, Some(0 | 1)),
@@ -273,7 +273,7 @@ fn random_access_at_warcio_offsets() {
 
 /// Files `ldwarc check --json` reports a digest mismatch in.
 fn ldwarc_digest_failures(files: &[PathBuf]) -> BTreeSet<String> {
-    let output = run(ldwarc().arg("check").arg("--json").args(files));
+    let output = run(ldwarc().arg("check").args(["--format", "json"]).args(files));
     assert!(
         matches!(output.status.code(), Some(0 | 1)),
         "ldwarc check exited with {:?}\nstderr: {}",

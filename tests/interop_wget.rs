@@ -178,7 +178,7 @@ fn wget_warc_reads_like_warcio_and_checks_clean() {
     // Offsets (and lengths and types) equal warcio index.
     let listed = json_lines(
         &stdout_ok(
-            &run(ldwarc().arg("ls").arg("--json").arg(&warc)),
+            &run(ldwarc().arg("ls").args(["--format", "json"]).arg(&warc)),
             "ldwarc ls",
         ),
         "ldwarc ls --json",
@@ -219,7 +219,7 @@ fn wget_warc_reads_like_warcio_and_checks_clean() {
     assert_eq!(ours, theirs, "ldwarc ls (left) vs warcio index (right)");
 
     // No digest error (and no error at all) in ldwarc check.
-    let check = run(ldwarc().arg("check").arg("--json").arg(&warc));
+    let check = run(ldwarc().arg("check").args(["--format", "json"]).arg(&warc));
     let check_out = String::from_utf8_lossy(&check.stdout).into_owned();
     let lines = json_lines(&check_out, "ldwarc check --json");
     let digest_problems: Vec<&Value> = lines

@@ -377,7 +377,7 @@ fn warcio_index(path: &Path) -> Vec<(u64, u64, String)> {
 }
 
 fn ldwarc_ls(path: &Path) -> Vec<Value> {
-    let output = run(ldwarc().arg("ls").arg("--json").arg(path));
+    let output = run(ldwarc().arg("ls").args(["--format", "json"]).arg(path));
     json_lines(&stdout_ok(&output, "ldwarc ls --json"), "ldwarc ls --json")
 }
 
@@ -466,7 +466,9 @@ fn assert_fastwarc_check_passes(path: &Path, payloads: bool, records: &[WrittenR
 }
 
 fn assert_ldwarc_check_clean(path: &Path) {
-    let output = run(ldwarc().args(["check", "--json", "--strict"]).arg(path));
+    let output = run(ldwarc()
+        .args(["check", "--format", "json", "--strict"])
+        .arg(path));
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let lines = json_lines(&stdout, "ldwarc check --json");
     let problems: Vec<&Value> = lines

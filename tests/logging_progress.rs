@@ -157,7 +157,16 @@ fn crawl_on_a_non_terminal_prints_periodic_progress_lines() {
         .arg("crawl")
         .arg("--root")
         .arg(root.path())
-        .args(["--delay", "0.3", "--hops", "2", "--timeout", "10", "--json"])
+        .args([
+            "--delay",
+            "0.3s",
+            "--hops",
+            "2",
+            "--timeout",
+            "10s",
+            "--format",
+            "json",
+        ])
         .arg("--resolve")
         .arg(format!("*.example=127.0.0.1:{}", server.port()))
         .args(&seeds));

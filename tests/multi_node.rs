@@ -18,7 +18,7 @@ use ldwarc_testweb::{GenSpec, LoggedRequest, TestWebServer, Web};
 use ldwarc_warc::WarcReader;
 
 const DELAY: f64 = 0.3;
-const LEASE_TTL: &str = "2";
+const LEASE_TTL: &str = "2s";
 pub(crate) const MAX_PLDS: usize = 2;
 
 /// A web of 8 PLDs, about 100 documents, the biggest PLD about 24.
@@ -49,11 +49,11 @@ pub(crate) fn node(
         .args(["--state", database, "--node", name])
         .args([
             "--delay",
-            &DELAY.to_string(),
+            &format!("{DELAY}s"),
             "--hops",
             "2",
             "--timeout",
-            "10",
+            "10s",
         ])
         .args([
             "--lease-ttl",
@@ -61,7 +61,7 @@ pub(crate) fn node(
             "--max-plds",
             &MAX_PLDS.to_string(),
         ])
-        .args(["--json", "--resolve"])
+        .args(["--format", "json", "--resolve"])
         .arg(format!("*.example=127.0.0.1:{}", server.port()))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -383,8 +383,8 @@ fn bench_run(nodes: usize, pg: &postgres_server::PgServer) -> (f64, u64, i64) {
             .arg("--root")
             .arg(roots[index].path())
             .args(["--state", &database, "--node", &format!("b{index}")])
-            .args(["--delay", "0.05", "--hops", "2", "--lease-ttl", "2"])
-            .args(["--max-plds", "4", "--json", "--resolve"])
+            .args(["--delay", "0.05s", "--hops", "2", "--lease-ttl", "2s"])
+            .args(["--max-plds", "4", "--format", "json", "--resolve"])
             .arg(format!("*.example=127.0.0.1:{}", server.port()))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

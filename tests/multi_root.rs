@@ -130,7 +130,12 @@ fn several_roots_answer_as_one_root_holding_every_file() {
     let mut commands: Vec<Vec<String>> = Vec::new();
     for url in &urls {
         commands.push(vec!["query".into(), url.clone()]);
-        commands.push(vec!["history".into(), "--json".into(), url.clone()]);
+        commands.push(vec![
+            "history".into(),
+            "--format".into(),
+            "json".into(),
+            url.clone(),
+        ]);
         commands.push(vec!["replay".into(), format!("{url}@2024")]);
         commands.push(vec![
             "replay".into(),
@@ -163,7 +168,7 @@ fn several_roots_answer_as_one_root_holding_every_file() {
         &["snapshot", "@2023"],
         &["snapshot", "@20240229123000"],
         &["snapshot", "--format", "trig", "@2026"],
-        &["diff", "--json", "--all", "@2023", "@2025"],
+        &["diff", "--format", "json", "--all", "@2023", "@2025"],
         &[
             "diff",
             "--triples",

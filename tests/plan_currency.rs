@@ -14,7 +14,7 @@ fn plan(args: &[&str]) -> Output {
 
 fn json(args: &[&str]) -> serde_json::Value {
     let mut all = args.to_vec();
-    all.push("--json");
+    all.extend(["--format", "json"]);
     let output = plan(&all);
     let text = common::stdout_ok(&output, &format!("ldwarc plan currency {all:?}"));
     serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))

@@ -26,7 +26,8 @@ fn plan_json(args: &[&str]) -> Value {
             .args([
                 "plan",
                 "crawl-time",
-                "--json",
+                "--format",
+                "json",
                 "--connections",
                 "2",
                 "--plds",

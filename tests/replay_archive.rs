@@ -178,12 +178,13 @@ fn crawl(root: &Path, port: u16, seeds: &[String]) {
         .arg(root)
         .args([
             "--delay",
-            "0.02",
+            "0.02s",
             "--hops",
             "2",
             "--timeout",
-            "10",
-            "--json",
+            "10s",
+            "--format",
+            "json",
         ])
         .args(["--resolve", &format!("*.example=127.0.0.1:{port}")])
         .args(seeds));
@@ -392,7 +393,7 @@ fn replay_history_snapshot_and_dataset_diff_match_what_was_served() {
 
     // History: a pure re-serialisation is not a change, a one-literal edit is.
     let output = run(ldwarc()
-        .args(["history", "--json", "--root"])
+        .args(["history", "--format", "json", "--root"])
         .arg(root)
         .arg("http://resel.example/doc"));
     let lines: Vec<serde_json::Value> = stdout_ok(&output, "ldwarc history")
@@ -450,7 +451,7 @@ fn replay_history_snapshot_and_dataset_diff_match_what_was_served() {
     // Dataset diff between the first and the last crawl: the changed documents are exactly
     // those whose served graph changed.
     let output = run(ldwarc()
-        .args(["diff", "--json", "--root"])
+        .args(["diff", "--format", "json", "--root"])
         .arg(root)
         .arg(format!("@{}", crawled.ends[0]))
         .arg(format!("@{}", crawled.ends[2])));

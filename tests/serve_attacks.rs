@@ -50,7 +50,7 @@ fn status_of(server: &LdwarcServer, raw: &str) -> u16 {
 #[test]
 fn hostile_requests_are_refused() {
     let (_dir, root) = archive();
-    let server = LdwarcServer::start(&root, &["--max-cdx-rows", "50", "--head-timeout", "2"]);
+    let server = LdwarcServer::start(&root, &["--max-cdx-rows", "50", "--head-timeout", "2s"]);
     traversal(&server, &root);
     live_web_is_never_fetched(&server);
     methods_bodies_and_sizes(&server);

@@ -19,7 +19,7 @@ fn simulate(args: &[&str]) -> Output {
 /// The `--json` lines, keyed by (strategy, band).
 fn rows(args: &[&str]) -> BTreeMap<(String, String), Value> {
     let mut all = args.to_vec();
-    all.push("--json");
+    all.extend(["--format", "json"]);
     let output = simulate(&all);
     let text = common::stdout_ok(&output, &format!("ldwarc simulate {all:?}"));
     text.lines()

@@ -518,7 +518,7 @@ fn check_plan_from_archive(root: &Path) {
         common::ldwarc()
             .args(["plan", "currency", "--from-archive", "--root"])
             .arg(root)
-            .args(["--alpha", "0.95", "--beta", "12h", "--json"]),
+            .args(["--alpha", "0.95", "--beta", "12h", "--format", "json"]),
     );
     let text = common::stdout_ok(&output, "ldwarc plan currency --from-archive");
     let plan: Value = serde_json::from_str(text.trim()).unwrap();

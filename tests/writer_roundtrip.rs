@@ -445,7 +445,7 @@ fn roundtrip(name: &str, compression: Option<u32>, seed: u64) {
     check_clean(&path, written.len());
 
     // `ldwarc ls` agrees on offsets, lengths and ids.
-    let output = run(ldwarc().arg("ls").arg("--json").arg(&path));
+    let output = run(ldwarc().arg("ls").args(["--format", "json"]).arg(&path));
     assert!(output.status.success());
     let listed: Vec<(u64, u64, String)> = String::from_utf8(output.stdout)
         .expect("UTF-8")

@@ -267,7 +267,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-v -q -h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --join-wait --force --max-plds --lease-ttl --format --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --ca-file --tls-roots --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --join-wait --force --max-plds --lease-ttl --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -302,6 +302,14 @@ _ldwarc() {
                     return 0
                     ;;
                 --resolve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-roots)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -967,7 +975,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__monitor)
-            opts="-v -q -h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --format --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --state --node --lease-ttl --now --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --format --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --ca-file --tls-roots --state --node --lease-ttl --now --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1042,6 +1050,14 @@ _ldwarc() {
                     return 0
                     ;;
                 --resolve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-roots)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -144,6 +144,8 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l user-agent -d 'U
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l follow-predicate -d 'Follow only objects of this predicate (repeatable; default: every IRI is a link)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l proxy -d 'HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resolve -d 'Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l ca-file -d 'Also trust the CA certificates in this PEM file for HTTPS (repeatable)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l tls-roots -d 'Base set of trusted CAs: the bundled Mozilla roots (plus SSL_CERT_FILE and SSL_CERT_DIR when set) or the operating system\'s store [default: bundled]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l hops -d 'Follow links up to this many hops from the seeds [default: 2]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-crawl-delay -d 'Largest robots.txt Crawl-delay honoured [default: 60s]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-body -d 'Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50MB]' -r
@@ -291,6 +293,8 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l user-agent -d 
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l follow-predicate -d 'Follow only objects of this predicate (repeatable; default: every IRI is a link)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l proxy -d 'HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l resolve -d 'Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l ca-file -d 'Also trust the CA certificates in this PEM file for HTTPS (repeatable)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l tls-roots -d 'Base set of trusted CAs: the bundled Mozilla roots (plus SSL_CERT_FILE and SSL_CERT_DIR when set) or the operating system\'s store [default: bundled]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l state -d 'Keep the schedule, observations and cycles (and the crawler\'s frontier and crawl log) in this shared PostgreSQL database (postgres://user:password@host:port/db): monitors on several nodes share one schedule and take turns, one cycle at a time; a cycle is refused while another node\'s runs' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l node -d 'This node\'s name, in every WARC file name and on its leases [default: the host name]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l lease-ttl -d 'With --state: how long a PLD lease lasts unless renewed [default: 30s]' -r

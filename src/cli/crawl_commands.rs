@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{flags, output};
+use ldwarc_crawl::failures::FailureReport;
 use ldwarc_crawl::{
     CrawlConfig, CrawlOptions, CrawlProgress, CrawlSummary, JoinCrawl, check_node_name, crawl,
 };
@@ -35,6 +36,13 @@ pub(super) struct FetchArgs {
     /// Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable).
     #[arg(long, value_name = "HOST=ADDR")]
     resolve: Vec<String>,
+    /// Also trust the CA certificates in this PEM file for HTTPS (repeatable).
+    #[arg(long = "ca-file", value_name = "FILE")]
+    ca_files: Vec<PathBuf>,
+    /// Base set of trusted CAs: the bundled Mozilla roots (plus SSL_CERT_FILE and
+    /// SSL_CERT_DIR when set) or the operating system's store [default: bundled].
+    #[arg(long, value_name = "bundled|system")]
+    tls_roots: Option<ldwarc_crawl::http::TrustRoots>,
 }
 
 impl FetchArgs {
@@ -64,6 +72,12 @@ impl FetchArgs {
         }
         if !self.resolve.is_empty() {
             options.resolve = self.resolve.clone();
+        }
+        if !self.ca_files.is_empty() {
+            options.ca_files = self.ca_files.clone();
+        }
+        if let Some(roots) = self.tls_roots {
+            options.tls_roots = roots;
         }
         Ok(())
     }
@@ -139,6 +153,11 @@ pub fn crawl_command(args: CrawlArgs) -> io::Result<i32> {
     bar.finish_and_clear();
     let summary = result.map_err(io::Error::other)?;
     print_summary(&summary, args.output.is_json())?;
+    print_failures(&summary.failures);
+    if summary.failures.no_seed_fetched() {
+        eprintln!("ldwarc: no seed could be fetched");
+        return Ok(1);
+    }
     Ok(0)
 }
 
@@ -253,6 +272,35 @@ fn human_bytes(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// One line per listed failed fetch on stderr, then how many more there were.
+pub(super) fn print_failures(failures: &FailureReport) {
+    for failed in &failures.listed {
+        eprintln!(
+            "ldwarc: failed ({}): {} {}: {}",
+            failed.cause, failed.kind, failed.url, failed.error
+        );
+    }
+    let unlisted = failures
+        .total()
+        .saturating_sub(failures.listed.len() as u64);
+    if unlisted > 0 {
+        eprintln!("ldwarc: … and {unlisted} more failed fetches (see the crawl log)");
+    }
+}
+
+/// `3 failed (2 tls, 1 dns)`, or `0 failed`.
+fn failed_by_cause(failures: &FailureReport) -> String {
+    if failures.by_cause.is_empty() {
+        return "0 failed".into();
+    }
+    let causes: Vec<String> = failures
+        .by_cause
+        .iter()
+        .map(|(cause, count)| format!("{count} {cause}"))
+        .collect();
+    format!("{} failed ({})", failures.total(), causes.join(", "))
+}
+
 fn print_summary(summary: &CrawlSummary, json: bool) -> io::Result<()> {
     if json {
         let mut out = output::stdout();
@@ -261,14 +309,14 @@ fn print_summary(summary: &CrawlSummary, json: bool) -> io::Result<()> {
         return out.flush();
     }
     eprintln!(
-        "ldwarc: crawl {}{} done in {:.1} s: {} requests, {} captures ({} revisits), {} failed, {} excluded by robots.txt, {} received, {} written, {} rounds",
+        "ldwarc: crawl {}{} done in {:.1} s: {} requests, {} captures ({} revisits), {}, {} excluded by robots.txt, {} received, {} written, {} rounds",
         summary.crawl,
         if summary.resumed { " (resumed)" } else { "" },
         summary.seconds,
         summary.requests,
         summary.captures,
         summary.revisits,
-        summary.failed,
+        failed_by_cause(&summary.failures),
         summary.excluded,
         human_bytes(summary.payload_bytes),
         human_bytes(summary.warc_bytes),

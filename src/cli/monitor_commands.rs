@@ -197,6 +197,7 @@ fn print_cycle(report: &CycleReport, json: bool) -> io::Result<()> {
     for error in report.urls.iter().filter_map(|u| u.error.as_deref()) {
         tracing::warn!(%error, "monitor: download not read back, tried again later: {error}");
     }
+    super::crawl_commands::print_failures(&report.failures);
     if json {
         let mut out = output::stdout();
         serde_json::to_writer(&mut out, report)?;

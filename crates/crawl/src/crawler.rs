@@ -16,12 +16,14 @@ use super::archived;
 use super::archiver::{
     ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, CommitStore, ParseSummary,
 };
+use super::failures::FailureReport;
 use super::frontier::{
     Added, Frontier, NewUrl, PldId, UrlId, UrlKind, UrlState as FrontierUrlState,
 };
-use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule};
+use super::http::{Fetch, HttpClient, NetConfig, ProxyConfig, ResolveRule, TrustConfig};
 use super::lease_deadline::{LeaseDeadlines, RequestGate};
 use super::options::CrawlOptions;
+use super::politeness::{Remembered, remember_local, remember_shared};
 use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots_url};
 use super::shared::{self, LeaseEvent, LeaseKeeper, SharedSettings};
 use ldwarc_core::archive::{ArchiveWriterOptions, pay_level_domain};
@@ -64,6 +66,9 @@ pub struct CrawlSummary {
     pub peak_rss_bytes: Option<u64>,
     /// Files a crash had left open, recovered at the start.
     pub recovered_files: usize,
+    /// Failed fetches by cause, the first ones with their message, and how many seeds
+    /// could be fetched.
+    pub failures: FailureReport,
 }
 
 /// What the progress display shows.
@@ -109,6 +114,8 @@ struct Opened {
     frontier_rows: Option<(Vec<FrontierEntry>, Vec<String>)>,
     reader: Option<StateReader>,
     shared: Option<SharedSettings>,
+    /// Last contacts and fresh robots.txt answers of earlier crawls.
+    remembered: Remembered,
 }
 
 /// Runs a crawl to its end. With a shared (PostgreSQL) store this node crawls the PLDs it
@@ -154,8 +161,10 @@ pub fn crawl(
     tracing::info!(crawl = crawl_id, round = opened.round, "crawl started");
     let mut crawler = Crawler::new(options.clone(), client, opened.reader, jobs, opened.round);
     crawler.shared = shared;
+    crawler.remember(opened.remembered);
     crawler.load(opened.frontier_rows);
     let requests = runtime.block_on(crawler.run(&stats, on_progress, started));
+    let failures = std::mem::take(&mut crawler.failures);
     drop(crawler);
     drop(runtime);
     let final_stats = archiver_thread
@@ -180,6 +189,7 @@ pub fn crawl(
         documents_per_second: final_stats.captures as f64 / seconds.max(1e-9),
         peak_rss_bytes: peak_rss(),
         recovered_files: recoveries.len(),
+        failures,
     })
 }
 
@@ -194,7 +204,9 @@ fn open_local(options: &CrawlOptions) -> Result<Opened, CrawlError> {
     } else {
         None
     };
+    let remembered = remember_local(&store, options).map_err(archiver_error)?;
     Ok(Opened {
+        remembered,
         commit: CommitStore::Local(store),
         crawl,
         round,
@@ -212,7 +224,9 @@ fn open_shared(options: &CrawlOptions, database: &str) -> Result<Opened, CrawlEr
     let mut store = PgStateStore::connect(database).map_err(shared::store_error)?;
     let (crawl, round, resumed) =
         shared::open_shared_crawl(&mut store, options, &describe_options(options))?;
+    let remembered = remember_shared(&mut store, options).map_err(shared::store_error)?;
     Ok(Opened {
+        remembered,
         commit: CommitStore::Shared {
             store: Box::new(store),
             node: node.clone(),
@@ -314,6 +328,9 @@ fn http_client(options: &CrawlOptions) -> Result<HttpClient, CrawlError> {
         max_body: options.max_body,
         resolve,
         proxy: ProxyConfig::from_env().with_override(proxy),
+        trust: TrustConfig::with_env(options.tls_roots, options.ca_files.clone(), |name| {
+            std::env::var_os(name)
+        }),
         ..NetConfig::default()
     };
     HttpClient::new(config).map_err(|e| CrawlError::Options(e.to_string()))
@@ -412,6 +429,9 @@ struct Crawler {
     contexts: Arc<CapturedContexts>,
     agent_token: String,
     requests: u64,
+    failures: FailureReport,
+    /// Why the robots.txt of an origin (by [`origin_key`]) could not be had.
+    robots_unavailable: HashMap<String, String>,
 }
 
 impl Crawler {
@@ -438,6 +458,36 @@ impl Crawler {
             contexts: Arc::default(),
             agent_token,
             requests: 0,
+            failures: FailureReport::default(),
+            robots_unavailable: HashMap::new(),
+        }
+    }
+
+    /// Takes over what earlier crawls left: fresh robots.txt answers (with their
+    /// `Crawl-delay`), then each PLD's last contact, so that its first request in this crawl
+    /// still comes its delay after the last one.
+    fn remember(&mut self, remembered: Remembered) {
+        let now_utc = Utc::now();
+        let now = Instant::now();
+        for robots in remembered.robots {
+            let left = (robots.expires - now_utc).to_std().unwrap_or_default();
+            if let (Some(delay), Some(host)) = (robots.policy.crawl_delay(), robots.url.host_str())
+            {
+                let pld = self.frontier.pld(&pay_level_domain(host));
+                self.frontier
+                    .raise_delay(pld, delay.min(self.options.max_crawl_delay));
+            }
+            self.robots
+                .insert_until(&robots.url, robots.policy, now + left);
+        }
+        for (name, ended) in remembered.contacts {
+            let pld = self.frontier.pld(&name);
+            let Ok(delay) = chrono::Duration::from_std(self.frontier.delay(pld)) else {
+                continue;
+            };
+            if let Ok(wait) = (ended + delay - now_utc).to_std() {
+                self.frontier.hold_until(pld, now + wait);
+            }
         }
     }
 
@@ -655,6 +705,16 @@ impl Crawler {
     fn exclude(&mut self, id: UrlId) {
         self.frontier.done(id);
         let entry = self.frontier.entry(id);
+        if is_seed(entry) {
+            self.failures.note_excluded_seed();
+        }
+        let unavailable = Url::parse(&entry.url)
+            .ok()
+            .and_then(|url| self.robots_unavailable.get(&origin_key(&url)));
+        let error = match unavailable {
+            Some(reason) => format!("disallowed: robots.txt unavailable ({reason})"),
+            None => "disallowed by robots.txt".into(),
+        };
         self.send(ArchiveJob::LogOnly {
             entry: Box::new(FetchLogEntry {
                 url: entry.url.to_string(),
@@ -667,7 +727,7 @@ impl Crawler {
                 bytes: None,
                 digest: None,
                 change: Change::Excluded,
-                error: Some("disallowed by robots.txt".into()),
+                error: Some(error),
                 content_type: None,
                 outlinks: None,
                 record: None,
@@ -972,6 +1032,20 @@ impl Crawler {
         }
         self.robots.insert(&origin, policy, Instant::now());
         self.robots_pending.remove(&origin_key(&origin));
+        let mut unavailable = None;
+        if let Some((url, fetch)) = fetches.last() {
+            unavailable = self.failures.note_robots(url.as_str(), fetch);
+            if let (None, Some(problem)) = (&unavailable, &problem) {
+                // An answer whose body could not be read disallows the host too.
+                self.failures
+                    .add(url.as_str(), "robots", "protocol", problem.clone());
+                unavailable = Some(problem.clone());
+            }
+        }
+        match unavailable {
+            Some(reason) => self.robots_unavailable.insert(origin_key(&origin), reason),
+            None => self.robots_unavailable.remove(&origin_key(&origin)),
+        };
         let last_finished = fetches.iter().rev().find_map(|(_, f)| finished_at(f));
         self.frontier.release(pld, last_finished);
         self.drop_unless_held(pld);
@@ -1055,6 +1129,13 @@ impl Crawler {
         }
         if done {
             self.frontier.done(id);
+            let entry = self.frontier.entry(id);
+            let kind = match entry.kind {
+                UrlKind::Context => "context",
+                _ => "document",
+            };
+            let seed = is_seed(entry);
+            self.failures.note_document(&url, kind, &fetch, seed);
         }
         self.frontier.release(pld, sent);
         self.drop_unless_held(pld);
@@ -1462,6 +1543,12 @@ fn extract(
 /// even by the server's clock no two requests come closer than the delay.
 fn finished_at(fetch: &Fetch) -> Option<Instant> {
     fetch.sent_at.map(|(_, at)| at + fetch.duration)
+}
+
+/// Whether a frontier entry is a seed (no discovery path: not found through a link,
+/// redirect or context).
+fn is_seed(entry: &super::frontier::UrlEntry) -> bool {
+    entry.path.is_empty()
 }
 
 /// `Retry-After` as seconds or an HTTP date.

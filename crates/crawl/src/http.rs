@@ -5,7 +5,7 @@
 //!
 //! Submodules: `config` (settings, `--resolve`, proxies), `connect` (DNS, TCP, CONNECT, TLS),
 //! `request` (request bytes), `wire` (reading head and body), `head` (parsing heads), `body`
-//! (bounded-memory bodies), `error` (failures).
+//! (bounded-memory bodies), `error` (failures), `trust` (CA roots and files).
 
 mod body;
 mod config;
@@ -13,6 +13,7 @@ mod connect;
 mod error;
 mod head;
 mod request;
+mod trust;
 mod wire;
 
 use std::net::SocketAddr;
@@ -27,6 +28,7 @@ use url::Url;
 pub use body::{BODY_MEMORY_LIMIT, Body};
 pub use config::{InvalidResolveRule, NetConfig, ProxyConfig, ResolveRule};
 pub use error::FetchError;
+pub use trust::{TrustConfig, TrustError, TrustRoots};
 
 use connect::{Connection, Opener, Route};
 use head::Framing;
@@ -107,7 +109,7 @@ struct Progress {
 
 /// The TLS client configuration could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cannot set up the TLS client: {0}")]
+#[error("cannot set up TLS: {0}")]
 pub struct TlsSetupError(String);
 
 /// An archival HTTP/1.1 client; cheap to clone, safe to share between tasks.
@@ -126,9 +128,13 @@ impl std::fmt::Debug for HttpClient {
 }
 
 impl HttpClient {
-    /// A client with `config` and the webpki-roots trust anchors.
+    /// A client with `config`, trusting the CAs of `config.trust`.
     pub fn new(config: NetConfig) -> Result<Self, TlsSetupError> {
-        let tls = connect::tls_config().map_err(|error| TlsSetupError(error.to_string()))?;
+        let roots = config
+            .trust
+            .root_store()
+            .map_err(|error| TlsSetupError(error.to_string()))?;
+        let tls = connect::tls_config(roots).map_err(|error| TlsSetupError(error.to_string()))?;
         Ok(HttpClient {
             config: Arc::new(config),
             tls: Arc::new(tls),

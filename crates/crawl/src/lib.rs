@@ -5,11 +5,13 @@
 pub mod archived;
 pub mod archiver;
 mod crawler;
+pub mod failures;
 pub mod frontier;
 pub mod http;
 mod lease_deadline;
 pub mod monitor;
 mod options;
+pub mod politeness;
 pub mod robots;
 mod shared;
 

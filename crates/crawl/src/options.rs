@@ -54,6 +54,10 @@ pub struct CrawlOptions {
     pub proxy: Option<String>,
     /// `HOST=ADDR` overrides of name resolution.
     pub resolve: Vec<String>,
+    /// The base set of trusted certificate authorities.
+    pub tls_roots: crate::http::TrustRoots,
+    /// PEM files of further trusted CA certificates.
+    pub ca_files: Vec<PathBuf>,
     /// Continue the last interrupted crawl.
     pub resume: bool,
     /// Redirects followed from one URL.
@@ -143,6 +147,8 @@ impl CrawlOptions {
             follow_predicates: Vec::new(),
             proxy: None,
             resolve: Vec::new(),
+            tls_roots: crate::http::TrustRoots::Bundled,
+            ca_files: Vec::new(),
             resume: false,
             max_redirects: 5,
             conditional: true,
@@ -235,6 +241,10 @@ pub struct CrawlConfig {
     pub proxy: Option<String>,
     /// Resolve overrides.
     pub resolve: Option<Vec<String>>,
+    /// Trusted roots: `bundled` or `system`.
+    pub tls_roots: Option<String>,
+    /// CA certificate files (relative paths are relative to the archive root).
+    pub ca_files: Option<Vec<PathBuf>>,
     /// Redirect limit.
     pub max_redirects: Option<u32>,
     /// Conditional requests.
@@ -326,6 +336,14 @@ impl CrawlConfig {
         }
         if self.max_plds.is_some() {
             options.max_plds = self.max_plds;
+        }
+        if let Some(roots) = self.tls_roots {
+            options.tls_roots = roots
+                .parse()
+                .map_err(|e| format!("ldwarc.toml: tls-roots: {e}"))?;
+        }
+        if let Some(files) = self.ca_files {
+            options.ca_files = files.into_iter().map(|f| options.root.join(f)).collect();
         }
         if self.proxy.is_some() {
             options.proxy = self.proxy;

@@ -99,7 +99,7 @@ pub fn product_token(user_agent: &str) -> &str {
         .unwrap_or("ldwarc")
 }
 
-/// Policies per origin, with the time each was fetched.
+/// Policies per origin, with the time each stops being fresh.
 #[derive(Default)]
 pub struct RobotsCache {
     policies: HashMap<String, (RobotsPolicy, Instant)>,
@@ -110,14 +110,40 @@ impl RobotsCache {
     pub fn policy(&self, url: &Url, now: Instant) -> Option<&RobotsPolicy> {
         self.policies
             .get(&origin_key(url))
-            .filter(|(_, fetched)| now.duration_since(*fetched) < ROBOTS_TTL)
+            .filter(|(_, expires)| now < *expires)
             .map(|(policy, _)| policy)
     }
 
-    /// Stores the policy of `url`'s origin.
+    /// Stores the policy of `url`'s origin, fetched `now`.
     pub fn insert(&mut self, url: &Url, policy: RobotsPolicy, now: Instant) {
-        self.policies.insert(origin_key(url), (policy, now));
+        self.insert_until(url, policy, now + ROBOTS_TTL);
     }
+
+    /// Stores the policy of `url`'s origin, fresh until `expires` (a policy fetched before
+    /// this crawl, by an earlier one or another node).
+    pub fn insert_until(&mut self, url: &Url, policy: RobotsPolicy, expires: Instant) {
+        self.policies.insert(origin_key(url), (policy, expires));
+    }
+}
+
+/// How long a robots.txt answer may be used: its `Cache-Control` `max-age` when given (and
+/// `no-store`/`no-cache` as 0), at most 24 hours (RFC 9309 §2.4).
+pub fn cache_lifetime(cache_control: Option<&str>) -> Duration {
+    let Some(value) = cache_control else {
+        return ROBOTS_TTL;
+    };
+    let mut lifetime = ROBOTS_TTL;
+    for directive in value.split(',').map(|d| d.trim().to_ascii_lowercase()) {
+        if directive == "no-store" || directive == "no-cache" {
+            return Duration::ZERO;
+        }
+        if let Some(seconds) = directive.strip_prefix("max-age=")
+            && let Ok(seconds) = seconds.trim_matches('"').parse::<u64>()
+        {
+            lifetime = lifetime.min(Duration::from_secs(seconds));
+        }
+    }
+    lifetime
 }
 
 #[cfg(test)]
@@ -146,6 +172,24 @@ mod tests {
         let body = b"User-agent: ldwarc\nDisallow: /\n\nUser-agent: *\nAllow: /\n";
         let policy = RobotsPolicy::from_response(Some(200), body, product_token("ldwarc/0.1 (+x)"));
         assert!(!policy.allows("http://a.example/x"));
+    }
+
+    #[test]
+    fn cache_lifetimes_follow_cache_control_up_to_a_day() {
+        assert_eq!(cache_lifetime(None), ROBOTS_TTL);
+        assert_eq!(
+            cache_lifetime(Some("public, max-age=600")),
+            Duration::from_secs(600)
+        );
+        assert_eq!(cache_lifetime(Some("max-age=999999")), ROBOTS_TTL);
+        assert_eq!(cache_lifetime(Some("no-cache")), Duration::ZERO);
+        assert_eq!(cache_lifetime(Some("max-age=soon")), ROBOTS_TTL);
+        let mut cache = RobotsCache::default();
+        let url = Url::parse("http://a.example/x").unwrap();
+        let now = Instant::now();
+        cache.insert_until(&url, RobotsPolicy::AllowAll, now + Duration::from_secs(5));
+        assert!(cache.policy(&url, now).is_some());
+        assert!(cache.policy(&url, now + Duration::from_secs(5)).is_none());
     }
 
     #[test]

@@ -204,7 +204,8 @@ pub(crate) fn archived_url(rest: &str, query: Option<&str>) -> Result<String, St
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none_or(str::is_empty) {
         return Err(format!("{url}: only http and https URLs are archived"));
     }
-    Ok(url)
+    // Hosts as captured: IPv6 in canonical form, international names in punycode.
+    Ok(ldwarc_core::index::url_form::lookup_form(&url).into_owned())
 }
 
 fn percent_decode(text: &str) -> String {

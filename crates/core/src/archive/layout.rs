@@ -38,11 +38,12 @@ impl Archive {
         self.root.join("state")
     }
 
-    /// The partition directory for captures of `pld` in the UTC hour of `time`.
+    /// The partition directory for captures of `pld` in the UTC hour of `time`; the PLD's
+    /// name is made portable by [`partition_name`].
     pub fn partition_dir(&self, time: DateTime<Utc>, pld: &str) -> PathBuf {
         self.warc_dir()
             .join(time.format("%Y/%m/%d/%H").to_string())
-            .join(pld)
+            .join(partition_name(pld))
     }
 
     /// A path relative to the root, with `/` separators (as indexes store it).
@@ -67,6 +68,23 @@ pub fn pay_level_domain(host: &str) -> String {
     match psl::domain_str(&host) {
         Some(domain) => domain.to_string(),
         None => host,
+    }
+}
+
+/// A PLD as a directory name every file system accepts: an IPv6 address (`::1`) has its
+/// colons turned into `-` (`--1`), as has any other character that Windows or macOS refuse.
+pub fn partition_name(pld: &str) -> String {
+    let name: String = pld
+        .chars()
+        .map(|c| match c {
+            ':' | '/' | '\\' | '<' | '>' | '"' | '|' | '?' | '*' => '-',
+            c if c.is_control() => '-',
+            c => c,
+        })
+        .collect();
+    match name.as_str() {
+        "" | "." | ".." => "_".to_string(),
+        _ => name,
     }
 }
 
@@ -167,6 +185,12 @@ mod tests {
             archive.partition_dir(time, "example.org"),
             PathBuf::from("/a/warc/2026/11/21/08/example.org")
         );
+        assert_eq!(
+            archive.partition_dir(time, &pay_level_domain("[::1]")),
+            PathBuf::from("/a/warc/2026/11/21/08/--1")
+        );
+        assert_eq!(partition_name("fe80::1"), "fe80--1");
+        assert_eq!(partition_name(""), "_");
         assert!(is_warc_file_name("x.WARC.GZ"));
         assert!(!is_warc_file_name("x.warc.gz.open"));
     }

@@ -10,6 +10,7 @@ pub mod merged;
 pub mod query;
 mod record_codec;
 pub mod store;
+pub mod url_form;
 pub mod verify;
 pub mod zipnum;
 

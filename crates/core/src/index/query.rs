@@ -167,24 +167,26 @@ impl CdxQuery {
         }
     }
 
-    /// The match type and the URL it applies to, inferring `*.host` (domain) and `prefix*`.
+    /// The match type and the URL it applies to, inferring `*.host` (domain) and `prefix*`;
+    /// the URL's host is spelt as captures spell it ([`lookup_form`](super::url_form::lookup_form)).
     pub fn effective(&self) -> (MatchType, String) {
+        let url = super::url_form::lookup_form(&self.url);
         if let Some(match_type) = self.match_type {
-            return (match_type, self.url.clone());
+            return (match_type, url.into_owned());
         }
-        if let Some(host) = self.url.strip_prefix("*.") {
+        if let Some(host) = url.strip_prefix("*.") {
             return (MatchType::Domain, host.to_string());
         }
-        if let Some(prefix) = self.url.strip_suffix('*') {
+        if let Some(prefix) = url.strip_suffix('*') {
             return (MatchType::Prefix, prefix.to_string());
         }
-        (MatchType::Exact, self.url.clone())
+        (MatchType::Exact, url.into_owned())
     }
 }
 
 /// The urlkey range `[start, end)` of a match type, as pywb's `calc_search_range`.
 pub fn key_range(url: &str, match_type: MatchType) -> (String, String) {
-    let mut start = surt(url);
+    let mut start = surt(&super::url_form::lookup_form(url));
     match match_type {
         MatchType::Exact => {
             let end = format!("{start}!");

@@ -9,6 +9,7 @@ mod backend;
 mod lease;
 mod pg_limits;
 mod postgres;
+mod recent;
 #[cfg(test)]
 mod suite;
 
@@ -78,6 +79,7 @@ CREATE TABLE IF NOT EXISTS fetches (
 );
 CREATE INDEX IF NOT EXISTS fetches_url ON fetches(url, time);
 CREATE INDEX IF NOT EXISTS fetches_crawl ON fetches(crawl);
+CREATE INDEX IF NOT EXISTS fetches_time ON fetches(time);
 CREATE TABLE IF NOT EXISTS url_state (
     url TEXT PRIMARY KEY,
     digest TEXT,

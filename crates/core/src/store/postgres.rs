@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS fetches (
 );
 CREATE INDEX IF NOT EXISTS fetches_url ON fetches(url, time);
 CREATE INDEX IF NOT EXISTS fetches_crawl ON fetches(crawl);
+CREATE INDEX IF NOT EXISTS fetches_time ON fetches(time);
 CREATE TABLE IF NOT EXISTS url_state (
     url TEXT PRIMARY KEY,
     digest TEXT,
@@ -556,7 +557,7 @@ fn record_ref(
     }))
 }
 
-fn fetch_entry(row: &Row) -> Result<FetchLogEntry, String> {
+pub(super) fn fetch_entry(row: &Row) -> Result<FetchLogEntry, String> {
     let time: String = column(row, 1)?;
     let change: String = column(row, 9)?;
     Ok(FetchLogEntry {

@@ -26,6 +26,8 @@ pub struct NetConfig {
     pub resolve: Vec<ResolveRule>,
     /// Which proxy, if any, each URL goes through.
     pub proxy: ProxyConfig,
+    /// Which certificate authorities HTTPS servers are checked against.
+    pub trust: super::trust::TrustConfig,
 }
 
 impl Default for NetConfig {
@@ -37,6 +39,7 @@ impl Default for NetConfig {
             max_head: 64 * 1024,
             resolve: Vec::new(),
             proxy: ProxyConfig::default(),
+            trust: super::trust::TrustConfig::default(),
         }
     }
 }

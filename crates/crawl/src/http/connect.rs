@@ -1,6 +1,6 @@
 //! Opening the connection for one fetch: choosing origin or proxy, `--resolve` or DNS, TCP to
 //! each address in turn, a `CONNECT` tunnel through an HTTP proxy for `https:`, and TLS
-//! (rustls with the ring provider and the webpki-roots trust anchors).
+//! (rustls with the ring provider and the trust anchors of `trust`).
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -24,11 +24,9 @@ use super::wire::{HeadError, Incoming, read_head};
 pub(crate) trait Connection: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Connection for T {}
 
-/// The rustls client configuration: ring, safe default protocol versions, webpki-roots, no
-/// client certificate, ALPN `http/1.1`.
-pub(crate) fn tls_config() -> Result<ClientConfig, rustls::Error> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+/// The rustls client configuration: ring, safe default protocol versions, the trust anchors
+/// `roots`, no client certificate, ALPN `http/1.1`.
+pub(crate) fn tls_config(roots: rustls::RootCertStore) -> Result<ClientConfig, rustls::Error> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
@@ -299,7 +297,12 @@ mod tests {
 
     #[test]
     fn tls_config_builds_with_roots_and_alpn() {
-        let config = tls_config().unwrap();
+        let config = tls_config(
+            super::super::trust::TrustConfig::default()
+                .root_store()
+                .unwrap(),
+        )
+        .unwrap();
         assert_eq!(config.alpn_protocols, vec![b"http/1.1".to_vec()]);
     }
 

@@ -26,12 +26,15 @@ use serde::Serialize;
 
 use super::MonitorError;
 use super::detect::{Seen, Verdict, look, verdict};
-use super::estimate::{CycleEstimate, FetchHistory, estimate_cycle, observed_overhead};
+use super::estimate::{
+    CarriedOver, CycleEstimate, FetchHistory, estimate_cycle, observed_overhead,
+};
 use super::lock::CycleLock;
 use super::pg_table::PgMonitorTable;
 use super::segment::reachable;
 use super::table::{CycleRow, Member, MonitorTable, MonitorTables, Observation};
 use super::truth::{TruthScore, score};
+use crate::failures::FailureReport;
 use crate::{CrawlOptions, JoinCrawl, check_node_name, crawl, normalize};
 use ldwarc_core::replay::ReplayArchive;
 use ldwarc_core::schedule::{
@@ -126,6 +129,8 @@ pub struct CycleReport {
     pub crawl: Option<i64>,
     /// The due URLs.
     pub urls: Vec<UrlReport>,
+    /// The crawl's failed fetches by cause, robots.txt included.
+    pub failures: FailureReport,
 }
 
 /// What the loop reports.
@@ -300,6 +305,7 @@ fn cycle(
         options.crawl.delay.as_secs_f64(),
         options.crawl.concurrency,
         observed_overhead(&table.cycles()?),
+        &carried_over(&options.crawl),
     );
     let mut row = CycleRow {
         cycle: table.next_cycle()?,
@@ -319,10 +325,10 @@ fn cycle(
     };
     table.start_cycle(&row)?;
 
-    let (crawl_id, actual, outcomes) = crawl_due(options, &due_urls)?;
+    let (crawl_id, actual, outcomes, failures) = crawl_due(options, &due_urls)?;
     let mut observations = Vec::new();
     let mut urls = Vec::new();
-    let archive = if outcomes.values().any(|&ok| ok) {
+    let archive = if outcomes.values().any(|&(ok, _)| ok) {
         Some(
             ReplayArchive::open(&options.crawl.root)
                 .map_err(|e| MonitorError::Io(e.to_string()))?,
@@ -333,7 +339,12 @@ fn cycle(
     for &index in &due {
         touched.insert(index);
         let member = &mut members[index];
-        let fetched = outcomes.get(&member.url).copied().unwrap_or(false);
+        let (fetched, fetched_at) = match outcomes.get(&member.url) {
+            // The truth is scored at the capture's own WARC-Date, unless the clock is set.
+            Some(&(ok, at)) if options.now.is_none() => (ok, seconds(at)),
+            Some(&(ok, _)) => (ok, now),
+            None => (false, now),
+        };
         let mut error = None;
         let seen = match (&archive, fetched) {
             (Some(archive), true) => look(
@@ -347,7 +358,11 @@ fn cycle(
             _ => None,
         };
         let outcome = match seen {
-            Some(seen) => Some(observe(member, &policy, now, row.cycle, &seen)),
+            Some(seen) => {
+                let (verdict, mut observation) = observe(member, &policy, now, row.cycle, &seen);
+                observation.at = fetched_at;
+                Some((verdict, observation))
+            }
             None => {
                 // Not downloaded: try again one interval later, learning nothing.
                 member.state.next_due = Some(now + member.state.interval);
@@ -393,7 +408,28 @@ fn cycle(
         cycle_s: wall.elapsed().as_secs_f64(),
         crawl: crawl_id,
         urls,
+        failures,
     })
+}
+
+/// What the cycle's crawl will take over from earlier ones (fresh robots.txt answers, waits
+/// for the delay after the last contacts); nothing when the store cannot tell, which only
+/// makes the estimate longer.
+fn carried_over(options: &CrawlOptions) -> CarriedOver {
+    let Ok(remembered) = crate::politeness::remembered_for(options) else {
+        return CarriedOver::default();
+    };
+    CarriedOver {
+        fresh_robots: remembered
+            .robots
+            .iter()
+            .map(|r| r.url.origin().ascii_serialization())
+            .collect(),
+        waits: remembered
+            .waits(options.delay, Utc::now())
+            .into_iter()
+            .collect(),
+    }
 }
 
 /// Indices into `members` of the URLs to download now.
@@ -434,15 +470,20 @@ fn pick_due(
         .collect())
 }
 
-/// A cycle's crawl: its id (none when nothing was due), its wall time in seconds, and per
-/// URL whether it was downloaded.
-type CrawlOutcome = (Option<i64>, f64, HashMap<String, bool>);
+/// A cycle's crawl: its id (none when nothing was due), its wall time in seconds, per URL
+/// whether it was downloaded and when (its WARC-Date), and the failed fetches.
+type CrawlOutcome = (
+    Option<i64>,
+    f64,
+    HashMap<String, (bool, DateTime<Utc>)>,
+    FailureReport,
+);
 
 /// Crawls the due URLs (hops 0); returns the crawl id, its wall time and, per URL, whether
 /// the crawl log shows a download (a response, new, changed or not).
 fn crawl_due(options: &MonitorOptions, urls: &[String]) -> Result<CrawlOutcome, MonitorError> {
     if urls.is_empty() {
-        return Ok((None, 0.0, HashMap::new()));
+        return Ok((None, 0.0, HashMap::new(), FailureReport::default()));
     }
     let mut crawl_options = options.crawl.clone();
     crawl_options.seeds = urls.to_vec();
@@ -459,9 +500,9 @@ fn crawl_due(options: &MonitorOptions, urls: &[String]) -> Result<CrawlOutcome, 
             entry.change,
             Change::New | Change::Changed | Change::Unchanged
         );
-        outcomes.insert(entry.url.clone(), ok);
+        outcomes.insert(entry.url.clone(), (ok, entry.time));
     }
-    Ok((Some(summary.crawl), actual, outcomes))
+    Ok((Some(summary.crawl), actual, outcomes, summary.failures))
 }
 
 /// The crawl log of crawl `id`, from the store the crawler wrote it to.

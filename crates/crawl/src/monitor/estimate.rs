@@ -1,5 +1,6 @@
 //! Crawl-time estimate of a cycle, before it runs: the due URLs grouped by pay-level domain,
-//! each domain's robots.txt request first (the crawler asks for it in every crawl), expected
+//! each domain's robots.txt request first unless an earlier crawl's answer is still fresh
+//! ([`CarriedOver`]), and the wait for the domain's delay after its last contact, expected
 //! fetch times from the crawl log (the URL's own mean, else its domain's, else the paper's
 //! default), the domain's delay (the larger of the configured one and the gap the log shows
 //! between an answer and the next request, which catches robots.txt `Crawl-delay` and the
@@ -9,7 +10,7 @@
 //! simulated time over the latest finished cycles. The paper's first-fit estimate is kept
 //! beside it for comparison.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -138,37 +139,61 @@ pub struct CycleEstimate {
     pub lower_bound: f64,
 }
 
-/// The workload of crawling `urls` once: per domain, one robots.txt request per origin,
-/// then the documents.
-pub fn workloads(urls: &[String], history: &FetchHistory, delay: f64) -> Vec<PldWorkload> {
+/// What a crawl takes over from earlier ones that changes its time.
+#[derive(Debug, Clone, Default)]
+pub struct CarriedOver {
+    /// Origins (`scheme://host[:port]`) whose robots.txt answer is still fresh: not asked.
+    pub fresh_robots: BTreeSet<String>,
+    /// Per pay-level domain, seconds until its delay after the last contact has passed.
+    pub waits: BTreeMap<String, f64>,
+}
+
+/// The workload of crawling `urls` once: per domain, one robots.txt request per origin
+/// (unless its answer is fresh), then the documents; the first request of a domain that must
+/// still wait for its delay takes that much longer.
+pub fn workloads(
+    urls: &[String],
+    history: &FetchHistory,
+    delay: f64,
+    carried: &CarriedOver,
+) -> Vec<PldWorkload> {
     let mut by_pld: BTreeMap<String, (Vec<String>, Vec<f64>)> = BTreeMap::new();
     for url in urls {
         let pld = ldwarc_core::archive::pld_of_url(url);
         let (origins, times) = by_pld.entry(pld.clone()).or_default();
         let origin = origin_of(url);
         if !origins.contains(&origin) {
+            if !carried.fresh_robots.contains(&origin) {
+                times.insert(0, history.robots_time(&pld));
+            }
             origins.push(origin);
-            times.insert(0, history.robots_time(&pld));
         }
         times.push(history.fetch_time(url, &pld));
     }
     by_pld
         .into_iter()
-        .map(|(pld, (_, fetch_times))| PldWorkload {
-            delay: history.delay(&pld, delay),
-            pld,
-            fetch_times,
+        .map(|(pld, (_, mut fetch_times))| {
+            if let (Some(wait), Some(first)) = (carried.waits.get(&pld), fetch_times.first_mut()) {
+                *first += wait;
+            }
+            PldWorkload {
+                delay: history.delay(&pld, delay),
+                pld,
+                fetch_times,
+            }
         })
         .collect()
 }
 
-/// The estimate for crawling `urls` over `connections`, with `overhead` seconds added.
+/// The estimate for crawling `urls` over `connections`, starting from `carried`, with
+/// `overhead` seconds added.
 pub fn estimate_cycle(
     urls: &[String],
     history: &FetchHistory,
     delay: f64,
     connections: usize,
     overhead: f64,
+    carried: &CarriedOver,
 ) -> CycleEstimate {
     if urls.is_empty() {
         return CycleEstimate {
@@ -179,7 +204,7 @@ pub fn estimate_cycle(
             lower_bound: 0.0,
         };
     }
-    let estimate = estimate_crawl_time(&workloads(urls, history, delay), connections);
+    let estimate = estimate_crawl_time(&workloads(urls, history, delay, carried), connections);
     CycleEstimate {
         model: estimate.simulated,
         overhead,
@@ -253,14 +278,27 @@ mod tests {
             "http://a.example/x".to_string(),
             "http://a.example/y".to_string(),
         ];
-        let w = workloads(&urls, &history, 0.5);
+        let none = CarriedOver::default();
+        let w = workloads(&urls, &history, 0.5, &none);
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].fetch_times, vec![0.1, 0.2, 0.2]);
         // 0.1 + 0.5 + 0.2 + 0.5 + 0.2 = 1.5, plus 0.25 overhead.
-        let e = estimate_cycle(&urls, &history, 0.5, 8, 0.25);
+        let e = estimate_cycle(&urls, &history, 0.5, 8, 0.25, &none);
         assert!((e.model - 1.5).abs() < 1e-9, "{e:?}");
         assert!((e.estimate - 1.75).abs() < 1e-9);
-        assert_eq!(estimate_cycle(&[], &history, 0.5, 8, 0.25).estimate, 0.0);
+        assert_eq!(
+            estimate_cycle(&[], &history, 0.5, 8, 0.25, &none).estimate,
+            0.0
+        );
+        // robots.txt still fresh, and 0.3 s left of the delay after the last contact.
+        let carried = CarriedOver {
+            fresh_robots: ["http://a.example".to_string()].into(),
+            waits: [("a.example".to_string(), 0.3)].into(),
+        };
+        let w = workloads(&urls, &history, 0.5, &carried);
+        assert_eq!(w[0].fetch_times, vec![0.5, 0.2]);
+        let e = estimate_cycle(&urls, &history, 0.5, 8, 0.0, &carried);
+        assert!((e.model - 1.2).abs() < 1e-9, "{e:?}");
     }
 
     #[test]
