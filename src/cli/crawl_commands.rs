@@ -87,6 +87,9 @@ pub struct CrawlArgs {
     /// Largest robots.txt Crawl-delay honoured, in seconds [default: 60].
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     max_crawl_delay: Option<Duration>,
+    /// Longest wait honoured from a 429/503 answer's Retry-After, in seconds [default: 3600].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    max_retry_after: Option<Duration>,
     /// Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50000000].
     #[arg(long, value_name = "BYTES")]
     max_body: Option<u64>,
@@ -151,6 +154,9 @@ fn options_from(root: PathBuf, args: &CrawlArgs) -> Result<CrawlOptions, String>
     args.fetch.apply(&mut options)?;
     if let Some(delay) = args.max_crawl_delay {
         options.max_crawl_delay = delay;
+    }
+    if let Some(wait) = args.max_retry_after {
+        options.max_retry_after = wait;
     }
     if let Some(max_body) = args.max_body {
         options.max_body = max_body;

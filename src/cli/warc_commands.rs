@@ -53,7 +53,7 @@ pub struct RecoverArgs {
 
 fn input_files(paths: &[PathBuf], root: &RootArg) -> io::Result<Vec<PathBuf>> {
     let inputs = if paths.is_empty() {
-        vec![Archive::new(&root.root).warc_dir()]
+        vec![Archive::open_existing(&root.root)?.warc_dir()]
     } else {
         paths.to_vec()
     };
@@ -228,7 +228,7 @@ fn write_summary(
 
 /// `ldwarc recover`.
 pub fn recover(args: RecoverArgs) -> io::Result<i32> {
-    let archive = Archive::new(&args.root.root);
+    let archive = Archive::open_existing(&args.root.root)?;
     // Never cut the open files of a writer that is still running.
     let _lock = archive::lock_archive(&archive)?;
     let recoveries = archive::recover_open_files(&archive.warc_dir())?;

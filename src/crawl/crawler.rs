@@ -804,7 +804,10 @@ impl Crawler {
             let mut problem = None;
             let policy = loop {
                 let mut fetch = client.fetch(&target, &headers, not_before).await;
-                not_before = finished_at(&fetch).unwrap_or_else(Instant::now) + delay;
+                not_before = super::clock::later_tokio(
+                    finished_at(&fetch).unwrap_or_else(Instant::now),
+                    delay,
+                );
                 let (status, location, body) = match &mut fetch.outcome {
                     Ok(response) => {
                         let encoding = response.header("Content-Encoding").map(str::to_string);

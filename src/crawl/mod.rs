@@ -4,6 +4,7 @@
 
 pub mod archived;
 pub mod archiver;
+mod clock;
 mod crawler;
 pub mod frontier;
 pub mod http;

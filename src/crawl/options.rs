@@ -155,13 +155,20 @@ impl CrawlOptions {
     }
 }
 
-/// A duration given in seconds: finite and not negative.
+/// The longest delay, timeout or wait a crawl accepts, in seconds (365 days).
+pub const MAX_SECONDS: f64 = 365.0 * 86_400.0;
+
+/// A duration given in seconds: finite, not negative, at most [`MAX_SECONDS`].
 pub fn seconds(value: f64) -> Result<Duration, String> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(format!("{value} is not a non-negative number of seconds"))
+    if !(value.is_finite() && value >= 0.0) {
+        return Err(format!("{value} is not a non-negative number of seconds"));
     }
+    if value > MAX_SECONDS {
+        return Err(format!(
+            "{value} seconds is more than the largest accepted, {MAX_SECONDS} (365 days)"
+        ));
+    }
+    Ok(Duration::from_secs_f64(value))
 }
 
 /// Parses a command-line number of seconds (`0.5`, `2`).

@@ -8,6 +8,8 @@ pub mod export;
 pub mod indexer;
 pub mod merged;
 pub mod query;
+pub mod query_check;
+mod read_only;
 mod record_codec;
 pub mod store;
 pub mod surt;

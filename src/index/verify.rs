@@ -76,7 +76,7 @@ impl std::fmt::Display for Discrepancy {
 
 /// Compares every capture in the files with the index.
 pub fn verify_index(archive: &Archive) -> io::Result<(u64, Vec<Discrepancy>)> {
-    let index = CaptureIndex::open(&archive.index_dir())?;
+    let index = CaptureIndex::open_read_only(&archive.index_dir())?;
     let mut indexed: BTreeMap<(String, u64), Capture> = BTreeMap::new();
     index.scan_range("", None, |capture| {
         indexed.insert((capture.filename.clone(), capture.offset), capture);

@@ -8,6 +8,7 @@
 mod backend;
 mod lease;
 mod postgres;
+mod read_only;
 #[cfg(test)]
 mod suite;
 
