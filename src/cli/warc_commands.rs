@@ -52,6 +52,13 @@ pub struct RecoverArgs {
 }
 
 fn input_files(paths: &[PathBuf], root: &RootArg) -> io::Result<Vec<PathBuf>> {
+    if !paths.is_empty() {
+        let mut files = Vec::new();
+        for path in paths {
+            files.extend(archive::named_warc_files(path)?);
+        }
+        return Ok(files);
+    }
     let inputs = if paths.is_empty() {
         vec![Archive::open_existing(&root.root)?.warc_dir()]
     } else {

@@ -845,11 +845,10 @@ impl Crawler {
                     Err(_) => (None, None, Some(Vec::new())),
                 };
                 fetches.push((target.clone(), fetch));
-                match (status, location) {
-                    (Some(301 | 302 | 303 | 307 | 308), Some(next)) if fetches.len() <= 5 => {
-                        target = next;
-                    }
-                    _ => match body {
+                let seen: Vec<&Url> = fetches.iter().map(|(url, _)| url).collect();
+                match super::robots_hops::next_robots_hop(status, location, &seen) {
+                    Some(next) => target = next,
+                    None => match body {
                         Some(body) => break RobotsPolicy::from_response(status, &body, &agent),
                         None => break RobotsPolicy::DisallowAll,
                     },

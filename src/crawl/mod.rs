@@ -10,6 +10,7 @@ pub mod frontier;
 pub mod http;
 mod options;
 pub mod robots;
+mod robots_hops;
 mod shared;
 
 pub use crawler::{CrawlError, CrawlProgress, CrawlSummary, crawl, normalize, peak_rss};

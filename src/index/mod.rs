@@ -13,6 +13,7 @@ mod read_only;
 mod record_codec;
 pub mod store;
 pub mod surt;
+pub mod unaddressable;
 pub mod verify;
 pub mod zipnum;
 

@@ -5,10 +5,12 @@
 //! collapses repeated headers.
 
 pub mod arc;
+mod arc_url;
 pub mod digest;
 pub mod header;
 pub mod http;
 pub mod reader;
+mod sniff;
 mod source;
 pub mod summary;
 pub mod time;
