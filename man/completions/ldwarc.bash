@@ -227,7 +227,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --json --help"
+            opts="-h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --hops --max-crawl-delay --max-retry-after --max-body --accept --resume --no-conditional --state --node --join --crawl-id --max-plds --lease-ttl --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -270,6 +270,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --max-crawl-delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-retry-after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

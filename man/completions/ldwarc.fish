@@ -93,6 +93,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l proxy -d 'HTTP(S
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resolve -d 'Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l hops -d 'Follow links up to this many hops from the seeds [default: 2]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-crawl-delay -d 'Largest robots.txt Crawl-delay honoured, in seconds [default: 60]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-retry-after -d 'Longest wait honoured from a 429/503 answer\'s Retry-After, in seconds [default: 3600]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-body -d 'Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50000000]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l accept -d 'Accept header [default: the six RDF syntaxes, q-weighted]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l state -d 'Keep the frontier, crawl log and URL state in this shared PostgreSQL database (postgres://user:password@host:port/db) instead of under the root: several nodes crawl together, each holding leases on the pay-level domains it fetches' -r
