@@ -285,3 +285,53 @@ fn verify_accepts_a_redirect_with_an_empty_location() {
         "{out}"
     );
 }
+
+#[test]
+fn replay_of_a_partial_graph_prints_it_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = b"<http://a.example/s> <http://a.example/p> <http://a.example/o> .\n<http://a.example/s> <http://a.example/p> @@@ garbage\n";
+    let mut http = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    http.extend_from_slice(body);
+    let bytes = record("http://a.example/doc", "2024-01-02T03:04:05Z", &[], &http);
+    let root = root_with(dir.path(), &[("partial.warc", bytes)]);
+    let (code, _, stderr) = stdout(&root, &["index"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, out, stderr) = stdout(&root, &["replay", "http://a.example/doc"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("partial graph"), "{stderr}");
+    assert_eq!(
+        out,
+        "<http://a.example/s> <http://a.example/p> <http://a.example/o> .\n"
+    );
+}
+
+#[test]
+fn check_on_a_fifo_or_a_directory_without_warcs_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.warc.gz");
+    let made = run(std::process::Command::new("mkfifo").arg(&fifo));
+    assert!(made.status.success(), "mkfifo: {made:?}");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::write(empty.join("notes.txt"), "not a WARC").unwrap();
+    for (path, says) in [
+        (&fifo, "not a regular file"),
+        (&empty, "no WARC or ARC file"),
+    ] {
+        for command in ["check", "ls"] {
+            let output = run(ldwarc().arg(command).arg(path));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(
+                output.status.code(),
+                Some(2),
+                "{command} {path:?}: {stderr}"
+            );
+            assert!(stderr.contains(says), "{stderr}");
+            assert!(stderr.contains(&path.display().to_string()), "{stderr}");
+        }
+    }
+}

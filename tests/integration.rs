@@ -37,6 +37,7 @@ mod query_vs_pywb;
 mod read_only;
 mod recover_lock;
 mod replay_archive;
+mod robots_redirects;
 mod serve_attacks;
 mod serve_chromium;
 mod serve_memento;

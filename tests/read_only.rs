@@ -251,6 +251,7 @@ fn assert_read_only_access_works(access: Access) {
     let dir = tempfile::tempdir().unwrap();
     let (root, stamps) = readable_archive(dir.path());
     let commands = read_commands(&root, &stamps);
+    let before = listing(&root);
     let reference = run_all(Access::Owner, &root, &commands);
     for (what, output) in &reference {
         assert_eq!(
@@ -267,7 +268,11 @@ fn assert_read_only_access_works(access: Access) {
         "{served:?}"
     );
 
-    let before = listing(&root);
+    assert_eq!(
+        listing(&root),
+        before,
+        "reading as the owner changed the archive"
+    );
     let answers = run_all(access, &root, &commands);
     compare(&reference, &answers, access);
     for (got, want) in serve_answers(access, &root, &stamps).iter().zip(&served) {

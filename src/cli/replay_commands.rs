@@ -221,7 +221,12 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
     )
     .map_err(|e| io::Error::other(format!("{}: {e}", document.url())))?;
     out.flush()?;
-    Ok(0)
+    // A partial graph is printed, but scripts must be able to tell it from a whole one.
+    Ok(if document.parsed.error.is_some() {
+        1
+    } else {
+        0
+    })
 }
 
 /// Where a capture's file is, for messages: `warc/<file>` with one root, and with several

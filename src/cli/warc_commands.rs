@@ -59,22 +59,14 @@ fn input_files(paths: &[PathBuf], root: &RootArg) -> io::Result<Vec<PathBuf>> {
         }
         return Ok(files);
     }
-    let inputs = if paths.is_empty() {
-        vec![Archive::open_existing(&root.root)?.warc_dir()]
-    } else {
-        paths.to_vec()
-    };
-    let mut files = Vec::new();
-    for input in inputs {
-        if !input.exists() {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{}: no such file or directory", input.display()),
-            ));
-        }
-        files.extend(archive::walk_warc_files(&input)?);
+    let warc_dir = Archive::open_existing(&root.root)?.warc_dir();
+    if !warc_dir.exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{}: no such file or directory", warc_dir.display()),
+        ));
     }
-    Ok(files)
+    archive::walk_warc_files(&warc_dir)
 }
 
 /// `ldwarc check`.

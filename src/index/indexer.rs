@@ -189,6 +189,8 @@ pub fn update_index(
     options: &IndexOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> io::Result<IndexRun> {
+    // Indexing adds to an archive; it never creates one where a root was mistyped.
+    crate::archive::require_root(archive.root())?;
     let index = CaptureIndex::open(&archive.index_dir())?;
     let mut checkpoint = if options.rebuild {
         Checkpoint::default()
