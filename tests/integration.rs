@@ -13,6 +13,7 @@ mod synthetic_archive;
 
 mod crash_recovery;
 mod crawl_hostile;
+mod crawl_limits;
 mod crawl_resume;
 mod crawl_testweb;
 mod damaged_files;
@@ -37,7 +38,6 @@ mod query_vs_pywb;
 mod read_only;
 mod recover_lock;
 mod replay_archive;
-mod robots_redirects;
 mod serve_attacks;
 mod serve_chromium;
 mod serve_memento;
