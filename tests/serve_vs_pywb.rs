@@ -138,7 +138,7 @@ fn compare_cdx_text_and_link(setup: &Setup) {
         let encoded = common::query_encode(url);
         for params in [
             "output=text",
-            // An unknown field is a 400 here (pywb shows it as `-`): not compared.
+            // An unknown field is a 400 here (pywb accepts it): not compared.
             "output=text&fl=timestamp,status,digest",
             "output=link",
             "output=link&sort=reverse&limit=2",
