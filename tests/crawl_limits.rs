@@ -96,3 +96,42 @@ fn a_far_future_retry_after_is_capped_by_max_retry_after() {
         .collect();
     assert_eq!(statuses, vec![Some(429), Some(200)], "429, then the retry");
 }
+
+/// A monitor period too long to add to a date means the next cycle never comes: the loop
+/// says so and sleeps, instead of panicking after its first cycle.
+#[test]
+fn a_monitor_period_beyond_the_calendar_sleeps_instead_of_panicking() {
+    use std::io::{BufRead, BufReader};
+
+    let root = tempfile::tempdir().unwrap();
+    let mut child = ldwarc()
+        .arg("monitor")
+        .arg("--root")
+        .arg(root.path())
+        .args(["--every", "99999999999999999w", "--timeout", "2"])
+        .arg("http://127.0.0.1:9/")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start ldwarc monitor");
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    for line in stderr.lines() {
+        let line = line.unwrap();
+        let sleeping = line.starts_with("ldwarc: next monitor cycle at");
+        seen.push(line);
+        if sleeping {
+            break;
+        }
+    }
+    let still_running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        seen.last()
+            .is_some_and(|l| l.starts_with("ldwarc: next monitor cycle at")),
+        "{seen:#?}"
+    );
+    assert!(still_running, "the monitor exited: {seen:#?}");
+    assert!(!seen.iter().any(|l| l.contains("panicked")), "{seen:#?}");
+}
