@@ -437,6 +437,21 @@ fn absurd_values_are_errors_not_panics() {
         assert!(stderr.contains(named), "{args:?}: {stderr}");
         assert!(output.stdout.is_empty());
     }
+    for flag in ["--request-timeout", "--head-timeout"] {
+        let output = run(ldwarc()
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                flag,
+                "18446744073709551615",
+                "--root",
+            ])
+            .arg(&root));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag}: {stderr}");
+        assert!(stderr.contains("time limit of"), "{flag}: {stderr}");
+    }
     let server = Server::start(Access::Owner, &root);
     for query in [
         format!("/cdx?url={ALICE}&fl=url,nosuch"),

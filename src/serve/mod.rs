@@ -17,6 +17,7 @@
 
 mod cdx;
 mod limits;
+mod limits_check;
 mod listener;
 mod memento;
 mod pages;
@@ -70,6 +71,9 @@ pub enum ServeError {
     /// The archive could not be opened.
     #[error("{0}")]
     Archive(String),
+    /// A limit out of bounds.
+    #[error("{0}")]
+    Limits(String),
     /// Binding or serving failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -128,6 +132,7 @@ impl ExactUrl {
 
 /// Opens the archive and checks the configuration (the token rule) without binding.
 fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
+    limits_check::check_limits(&config.limits).map_err(ServeError::Limits)?;
     if !config.bind.ip().is_loopback() && config.token.as_deref().is_none_or(str::is_empty) {
         return Err(ServeError::NeedsToken(config.bind));
     }
