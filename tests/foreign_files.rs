@@ -335,3 +335,29 @@ fn check_on_a_fifo_or_a_directory_without_warcs_is_an_error() {
         }
     }
 }
+
+#[test]
+fn history_with_a_partial_graph_says_so_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = b"<http://a.example/s> <http://a.example/p> <http://a.example/o> .\n@@@ garbage\n";
+    let mut http = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    http.extend_from_slice(body);
+    let bytes = record("http://a.example/doc", "2024-01-02T03:04:05Z", &[], &http);
+    let root = root_with(dir.path(), &[("partial.warc", bytes)]);
+    let (code, _, stderr) = stdout(&root, &["index"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, out, stderr) = stdout(&root, &["history", "http://a.example/doc"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("20240102030405: partial graph (1 statements"),
+        "{stderr}"
+    );
+    assert!(out.starts_with("20240102030405  200"), "{out}");
+    let (code, json, _) = stdout(&root, &["history", "--json", "http://a.example/doc"]);
+    assert_eq!(code, Some(1));
+    assert!(json.contains("\"partial\":"), "{json}");
+}
