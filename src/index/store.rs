@@ -423,13 +423,17 @@ impl IndexBatch<'_> {
         prepared
             .commit()
             .map_err(|e| index_error(&self.index.dir, e))?;
+        super::permissions::share_meta_files(&self.index.dir)?;
         self.index.reload()
     }
 
     /// Waits for background merges and releases the writer.
     pub fn finish(self) -> Result<()> {
+        let dir = self.index.dir.clone();
         self.writer
             .wait_merging_threads()
-            .map_err(|e| index_error(&self.index.dir, e))
+            .map_err(|e| index_error(&dir, e))?;
+        // Merges rewrite `.managed.json` after the last commit.
+        super::permissions::share_meta_files(&dir)
     }
 }
