@@ -287,6 +287,15 @@ fn durations_and_sizes_take_units_and_refuse_absurd_values() {
             "--every",
         ),
         (
+            vec![
+                "monitor",
+                "--every",
+                "99999999999999999w",
+                "http://a.example/",
+            ],
+            "--every",
+        ),
+        (
             vec!["plan", "currency", "--alpha", "0.9", "--beta", "1e9w"],
             "--beta",
         ),

@@ -267,7 +267,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-v -q -h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --ca-file --tls-roots --hops --max-crawl-delay --max-body --accept --resume --no-conditional --state --node --join --crawl-id --join-wait --force --max-plds --lease-ttl --format --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --ca-file --tls-roots --hops --max-crawl-delay --max-retry-after --max-body --accept --resume --no-conditional --state --node --join --crawl-id --join-wait --force --max-plds --lease-ttl --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -318,6 +318,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --max-crawl-delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-retry-after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

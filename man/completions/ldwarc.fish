@@ -148,6 +148,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l ca-file -d 'Also
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l tls-roots -d 'Base set of trusted CAs: the bundled Mozilla roots (plus SSL_CERT_FILE and SSL_CERT_DIR when set) or the operating system\'s store [default: bundled]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l hops -d 'Follow links up to this many hops from the seeds [default: 2]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-crawl-delay -d 'Largest robots.txt Crawl-delay honoured [default: 60s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-retry-after -d 'Longest wait honoured from a 429/503 answer\'s Retry-After [default: 1h]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-body -d 'Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50MB]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l accept -d 'Accept header [default: the six RDF syntaxes, q-weighted]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l state -d 'Keep the frontier, crawl log and URL state in this shared PostgreSQL database (postgres://user:password@host:port/db) instead of under the root: several nodes crawl together, each holding leases on the pay-level domains it fetches' -r

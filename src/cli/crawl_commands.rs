@@ -99,6 +99,9 @@ pub struct CrawlArgs {
     /// Largest robots.txt Crawl-delay honoured [default: 60s].
     #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
     max_crawl_delay: Option<Duration>,
+    /// Longest wait honoured from a 429/503 answer's Retry-After [default: 1h].
+    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
+    max_retry_after: Option<Duration>,
     /// Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50MB].
     #[arg(long, value_name = "SIZE", value_parser = flags::size)]
     max_body: Option<u64>,
@@ -173,6 +176,9 @@ fn options_from(root: PathBuf, args: &CrawlArgs) -> Result<CrawlOptions, String>
     args.fetch.apply(&mut options)?;
     if let Some(delay) = args.max_crawl_delay {
         options.max_crawl_delay = delay;
+    }
+    if let Some(wait) = args.max_retry_after {
+        options.max_retry_after = wait;
     }
     if let Some(max_body) = args.max_body {
         options.max_body = max_body;

@@ -13,6 +13,7 @@ use ldwarc_core::index::export::{CdxFormat, export};
 use ldwarc_core::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, key_range_for_prefix, render, run_query,
 };
+use ldwarc_core::index::query_check::{check_closest, check_fields};
 use ldwarc_core::index::zipnum::{
     DEFAULT_BLOCKS_PER_SHARD, DEFAULT_LINES_PER_BLOCK, ZipNumOptions, ZipNumWriter,
 };
@@ -64,7 +65,7 @@ pub struct CdxArgs {
 
 /// `ldwarc index`.
 pub fn index(args: IndexArgs) -> io::Result<i32> {
-    let archive = Archive::new(&args.root.root);
+    let archive = Archive::open_existing(&args.root.root)?;
     if args.verify {
         return super::verify::verify(&archive);
     }
@@ -290,13 +291,20 @@ pub struct QueryArgs {
 
 /// `ldwarc query`.
 pub fn query(args: QueryArgs) -> io::Result<i32> {
-    let index = MergedIndex::open(&args.root.roots)?;
+    let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
+    if let Some(closest) = &args.closest {
+        check_closest(closest).map_err(|e| invalid(format!("--{e}")))?;
+    }
+    if let Some(fields) = &args.fields {
+        check_fields(fields).map_err(|e| invalid(format!("--fields: {e}")))?;
+    }
     let filters = args
         .filter
         .iter()
         .map(|f| Filter::parse(f))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let index = MergedIndex::open(&args.root.roots)?;
     let query = CdxQuery {
         url: args.url,
         match_type: args.match_type,

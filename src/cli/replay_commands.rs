@@ -245,7 +245,12 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
     )
     .map_err(|e| io::Error::other(format!("{}: {e}", document.url())))?;
     out.flush()?;
-    Ok(0)
+    // A partial graph is printed, but scripts must be able to tell it from a whole one.
+    Ok(if document.parsed.error.is_some() {
+        1
+    } else {
+        0
+    })
 }
 
 /// Where a capture's file is, for messages: `warc/<file>` with one root, and with several
@@ -276,6 +281,16 @@ fn report_parse(parsed: &ParsedGraph, url: &str) {
 pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
     let archive = args.root.open()?;
     let entries = history(&archive, &args.url)?;
+    for entry in &entries {
+        if let Some(error) = &entry.partial {
+            eprintln!(
+                "ldwarc: warning: {} {}: partial graph ({} statements before: {error})",
+                entry.capture.url,
+                entry.capture.timestamp,
+                entry.statements.unwrap_or(0)
+            );
+        }
+    }
     let mut out = output::stdout();
     for entry in &entries {
         let capture = &entry.capture;
@@ -299,6 +314,7 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
                 "detail": (!detail.is_empty()).then_some(detail),
                 "filename": capture.filename,
                 "offset": capture.offset,
+                "partial": entry.partial,
             });
             writeln!(out, "{object}")?;
         } else {
@@ -327,7 +343,12 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
         }
     }
     out.flush()?;
-    Ok(0)
+    // Partial graphs are listed, but scripts must be able to tell (as `replay` does).
+    Ok(if entries.iter().any(|e| e.partial.is_some()) {
+        1
+    } else {
+        0
+    })
 }
 
 /// `ldwarc snapshot`.

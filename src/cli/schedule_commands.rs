@@ -744,7 +744,7 @@ fn from_crawl_log(args: &CrawlTimeArgs) -> io::Result<Vec<CrawlTimeReport>> {
             ),
         ));
     }
-    let store = StateStore::open(&state_dir).map_err(io::Error::other)?;
+    let store = StateStore::open_read_only(&state_dir).map_err(io::Error::other)?;
     let crawls = store.crawls().map_err(io::Error::other)?;
     let mut by_crawl: BTreeMap<i64, Vec<FetchLogEntry>> = BTreeMap::new();
     for run in &crawls {

@@ -160,7 +160,7 @@ pub(crate) fn crawl_windows(root: &Path) -> io::Result<Vec<CrawlWindow>> {
     if !state_dir.join("state.sqlite").exists() {
         return Ok(Vec::new());
     }
-    let store = StateStore::open(&state_dir).map_err(io::Error::other)?;
+    let store = StateStore::open_read_only(&state_dir).map_err(io::Error::other)?;
     let crawls = store.crawls().map_err(io::Error::other)?;
     Ok(crawls
         .iter()

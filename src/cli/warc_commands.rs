@@ -161,31 +161,31 @@ fn warn_deprecated_json(json: bool) {
 }
 
 fn input_files(paths: &[PathBuf], root: &RootArg) -> io::Result<Vec<Input>> {
-    let inputs = if paths.is_empty() {
-        vec![Archive::new(&root.root).warc_dir()]
-    } else {
-        paths.to_vec()
-    };
-    if inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "-: standard input can be read only once",
         ));
     }
+    if paths.is_empty() {
+        let warc_dir = Archive::open_existing(&root.root)?.warc_dir();
+        if !warc_dir.exists() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{}: no such file or directory", warc_dir.display()),
+            ));
+        }
+        let files = archive::walk_warc_files(&warc_dir)?;
+        return Ok(files.into_iter().map(Input::File).collect());
+    }
     let mut files = Vec::new();
-    for input in inputs {
-        if input.as_os_str() == "-" {
+    for path in paths {
+        if path.as_os_str() == "-" {
             files.push(Input::Stdin);
             continue;
         }
-        if !input.exists() {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{}: no such file or directory", input.display()),
-            ));
-        }
         files.extend(
-            archive::walk_warc_files(&input)?
+            archive::named_warc_files(path)?
                 .into_iter()
                 .map(Input::File),
         );
@@ -450,7 +450,7 @@ fn text_value(summary: &RecordSummary, field: LsField, file: &str) -> String {
 
 /// `ldwarc recover`.
 pub fn recover(args: RecoverArgs) -> io::Result<i32> {
-    let archive = Archive::new(&args.root.root);
+    let archive = Archive::open_existing(&args.root.root)?;
     // Never cut the open files of a writer that is still running.
     let _lock = archive::lock_archive(&archive)?;
     let recoveries = archive::recover_open_files(&archive.warc_dir())?;

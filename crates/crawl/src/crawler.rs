@@ -898,7 +898,10 @@ impl Crawler {
                     return;
                 }
                 let mut fetch = client.fetch(&target, &headers, not_before).await;
-                not_before = finished_at(&fetch).unwrap_or_else(Instant::now) + delay;
+                not_before = super::clock::later_tokio(
+                    finished_at(&fetch).unwrap_or_else(Instant::now),
+                    delay,
+                );
                 let (status, location, body) = match &mut fetch.outcome {
                     Ok(response) => {
                         let encoding = response.header("Content-Encoding").map(str::to_string);
@@ -936,11 +939,10 @@ impl Crawler {
                     Err(_) => (None, None, Some(Vec::new())),
                 };
                 fetches.push((target.clone(), fetch));
-                match (status, location) {
-                    (Some(301 | 302 | 303 | 307 | 308), Some(next)) if fetches.len() <= 5 => {
-                        target = next;
-                    }
-                    _ => match body {
+                let seen: Vec<&Url> = fetches.iter().map(|(url, _)| url).collect();
+                match super::robots_hops::next_robots_hop(status, location, &seen) {
+                    Some(next) => target = next,
+                    None => match body {
                         Some(body) => break RobotsPolicy::from_response(status, &body, &agent),
                         None => break RobotsPolicy::DisallowAll,
                     },

@@ -482,7 +482,9 @@ impl Frontier {
             self.active -= 1;
         }
         if let Some(finished) = finished_at {
-            pld.next_allowed = pld.next_allowed.max(finished + pld.delay);
+            pld.next_allowed = pld
+                .next_allowed
+                .max(super::clock::later_tokio(finished, pld.delay));
         }
         self.schedule(pld_id);
     }
@@ -528,7 +530,7 @@ impl Frontier {
         pld.backoff = (pld.backoff + 1).min(16);
         let exponential = pld.delay.saturating_mul(1 << pld.backoff);
         let wait = retry_after.unwrap_or_default().max(exponential).min(cap);
-        pld.next_allowed = pld.next_allowed.max(now + wait);
+        pld.next_allowed = pld.next_allowed.max(super::clock::later_tokio(now, wait));
     }
 
     /// A normal answer ends a PLD's backoff.

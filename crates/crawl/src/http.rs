@@ -182,11 +182,11 @@ impl HttpClient {
     ) -> Result<Response, FetchError> {
         let config = &*self.config;
         let route = Route::new(url, config.proxy.proxy_for(url))?;
-        let deadline = started.max(not_before) + config.total_timeout;
+        let deadline = super::clock::later_tokio(started.max(not_before), config.total_timeout);
         let opener = Opener {
             config,
             tls: &self.tls,
-            deadline: (started + config.connect_timeout).min(deadline),
+            deadline: super::clock::later_tokio(started, config.connect_timeout).min(deadline),
         };
         let mut connection = opener.open(&route, &mut progress.remote_addr).await?;
         let credentials = route.proxy.as_ref().and_then(|p| p.credentials.as_deref());

@@ -4,6 +4,7 @@
 
 pub mod archived;
 pub mod archiver;
+mod clock;
 mod crawler;
 pub mod failures;
 pub mod frontier;
@@ -13,10 +14,11 @@ pub mod monitor;
 mod options;
 pub mod politeness;
 pub mod robots;
+mod robots_hops;
 mod shared;
 
 pub use crawler::{CrawlError, CrawlProgress, CrawlSummary, crawl, normalize, peak_rss};
 pub use options::{
     ConfigDuration, CrawlConfig, CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT,
-    JoinCrawl, MAX_DURATION, check_node_name, seconds,
+    JoinCrawl, MAX_SECONDS, check_node_name, seconds,
 };

@@ -167,16 +167,18 @@ impl CrawlOptions {
     }
 }
 
-/// The longest duration the crawler accepts anywhere (100 years): beyond it, timers overflow.
-pub const MAX_DURATION: Duration = Duration::from_secs(100 * 365 * 86_400 + 25 * 86_400);
+/// The longest delay, timeout or wait a crawl accepts, in seconds (365 days).
+pub const MAX_SECONDS: f64 = 365.0 * 86_400.0;
 
-/// A duration given in seconds: finite, not negative, at most [`MAX_DURATION`].
+/// A duration given in seconds: finite, not negative, at most [`MAX_SECONDS`].
 pub fn seconds(value: f64) -> Result<Duration, String> {
     if !(value.is_finite() && value >= 0.0) {
         return Err(format!("{value} is not a non-negative number of seconds"));
     }
-    if value > MAX_DURATION.as_secs_f64() {
-        return Err(format!("{value} seconds is longer than 100 years"));
+    if value > MAX_SECONDS {
+        return Err(format!(
+            "{value} seconds is more than the largest accepted, {MAX_SECONDS} (365 days)"
+        ));
     }
     Ok(Duration::from_secs_f64(value))
 }

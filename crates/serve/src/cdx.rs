@@ -22,6 +22,7 @@ use ldwarc_core::index::merged::MergedIndex;
 use ldwarc_core::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, apply, field_value, key_range, render,
 };
+use ldwarc_core::index::query_check::{check_closest, check_fields};
 use ldwarc_core::index::zipnum::{self, PageRequest, ZipNumIndex};
 
 use super::memento::http_date;
@@ -268,7 +269,10 @@ pub(crate) fn parse_request(query_string: &str, dialect: Dialect) -> Result<CdxR
             "matchType" => query.match_type = Some(parse_match_type(&value)?),
             "from" => query.from = Some(digits(&value, "from")?),
             "to" => query.to = Some(digits(&value, "to")?),
-            "closest" => query.closest = Some(value),
+            "closest" => {
+                check_closest(&value)?;
+                query.closest = Some(value)
+            }
             "sort" => sort = Some(value),
             // pywb's boolean: anything but empty, 0, false, f or off.
             "reverse" => {
@@ -281,13 +285,13 @@ pub(crate) fn parse_request(query_string: &str, dialect: Dialect) -> Result<CdxR
             "limit" => parse_limit(&value, &mut query, &mut request)?,
             "output" => request.output = parse_output(&value)?,
             "fl" | "fields" => {
-                request.fields = Some(
-                    value
-                        .split(',')
-                        .filter(|f| !f.is_empty())
-                        .map(String::from)
-                        .collect(),
-                )
+                let fields: Vec<String> = value
+                    .split(',')
+                    .filter(|f| !f.is_empty())
+                    .map(String::from)
+                    .collect();
+                check_fields(&fields).map_err(|e| format!("fl: {e}"))?;
+                request.fields = Some(fields)
             }
             "filter" => query.filters.push(parse_filter(&value, dialect)?),
             "collapseTime" => query.collapse_time = Some(number(&value, "collapseTime")?),

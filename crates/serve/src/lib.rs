@@ -19,6 +19,7 @@
 
 mod cdx;
 mod limits;
+mod limits_check;
 mod listener;
 mod memento;
 mod pages;
@@ -82,6 +83,9 @@ pub enum ServeError {
     /// The archive could not be opened.
     #[error("{0}")]
     Archive(String),
+    /// A limit out of bounds.
+    #[error("{0}")]
+    Limits(String),
     /// Binding or serving failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -143,6 +147,7 @@ impl ExactUrl {
 
 /// Opens the archive and checks the configuration (the token rule) without binding.
 fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
+    limits_check::check_limits(&config.limits).map_err(ServeError::Limits)?;
     let token_given = config.token.as_deref().is_some_and(|t| !t.is_empty());
     if config.public && token_given {
         return Err(ServeError::PublicWithToken);

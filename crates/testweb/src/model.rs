@@ -40,6 +40,9 @@ pub enum Robots {
     Huge(usize),
     /// Accept the request and never answer.
     Hang,
+    /// `301 Moved Permanently` to this target (an absolute URL or a path on the same host;
+    /// `/robots.txt` redirects robots.txt to itself).
+    Redirect(String),
 }
 
 /// What one path of a host serves.

@@ -47,7 +47,11 @@ impl HostPolicy {
             Robots::Hang => HostPolicy::DisallowAll,
             Robots::Text(text) => texting_robots::Robot::new(REACH_USER_AGENT, text.as_bytes())
                 .map_or(HostPolicy::AllowAll, HostPolicy::Rules),
-            Robots::None | Robots::Status(_) | Robots::Huge(_) => HostPolicy::AllowAll,
+            // A redirect chain that never reaches a robots.txt counts as unavailable (RFC 9309
+            // §2.3.1.2); the fixtures' redirects only loop.
+            Robots::None | Robots::Status(_) | Robots::Huge(_) | Robots::Redirect(_) => {
+                HostPolicy::AllowAll
+            }
         }
     }
 

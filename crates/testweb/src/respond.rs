@@ -107,6 +107,10 @@ async fn serve_robots(mut exchange: Exchange, robots: &Robots) -> io::Result<()>
             exchange.wait_for_client_close().await;
             Ok(())
         }
+        Robots::Redirect(target) => {
+            let headers = [("Location", target.clone())];
+            exchange.respond(301, &headers, b"").await
+        }
     }
 }
 

@@ -29,7 +29,9 @@ pub fn parse_arc_header_line(line: &[u8]) -> Result<WarcHeader, String> {
     // Like warcio, an unreadable length counts as an empty record; the damage is noted.
     let length_text = parts[parts.len() - 1];
     let length = length_text.parse::<u64>().ok();
-    let (url, ip, date, mime) = (parts[0], parts[1], parts[2], parts[3]);
+    let at = super::arc_url::date_position(&parts);
+    let url = super::arc_url::url_of(&parts[..at - 1]);
+    let (url, ip, date, mime) = (url.as_str(), parts[at - 1], parts[at], parts[at + 1]);
     let iso = wayback_to_iso(date)
         .ok_or_else(|| format!("ARC header date is not a timestamp: {date:?}"))?;
     let is_filedesc = url.starts_with("filedesc:");
@@ -61,10 +63,11 @@ pub fn parse_arc_header_line(line: &[u8]) -> Result<WarcHeader, String> {
 pub fn looks_like_arc_header(line: &[u8]) -> bool {
     let text = String::from_utf8_lossy(line);
     let parts: Vec<&str> = text.split_whitespace().collect();
+    let at = super::arc_url::date_position(&parts);
     parts.len() >= 5
         && parts[0].contains(':')
-        && parts[2].len() >= 12
-        && parts[2].bytes().all(|b| b.is_ascii_digit())
+        && parts[at].len() >= 12
+        && parts[at].bytes().all(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]

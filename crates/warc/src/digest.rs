@@ -1,7 +1,9 @@
 //! Record digests: computing them while bytes stream past, and reading the spellings other
 //! tools write. ldwarc itself writes one spelling only: `sha1:` + 32 upper-case Base32 characters.
 
-use data_encoding::{BASE32, BASE32_NOPAD, BASE64, HEXLOWER_PERMISSIVE};
+use data_encoding::{
+    BASE32, BASE32_NOPAD, BASE64, BASE64_NOPAD, BASE64URL, BASE64URL_NOPAD, HEXLOWER_PERMISSIVE,
+};
 use md5::Md5;
 use sha1::{Digest as _, Sha1};
 use sha2::Sha256;
@@ -68,6 +70,9 @@ impl DigestValue {
                 .ok(),
             HEXLOWER_PERMISSIVE.decode(value.as_bytes()).ok(),
             BASE64.decode(value.as_bytes()).ok(),
+            BASE64_NOPAD.decode(value.as_bytes()).ok(),
+            BASE64URL.decode(value.as_bytes()).ok(),
+            BASE64URL_NOPAD.decode(value.as_bytes()).ok(),
         ];
         let bytes = candidates
             .into_iter()
@@ -80,6 +85,15 @@ impl DigestValue {
     pub fn to_canonical(&self) -> String {
         format!("{}:{}", self.algorithm.label(), BASE32.encode(&self.bytes))
     }
+}
+
+/// Whether `text` (`algorithm:value`) names an algorithm ldwarc computes, whether or not
+/// its value is well-formed: a malformed value of a known algorithm is an error, an
+/// unknown algorithm only cannot be verified.
+pub fn has_known_algorithm(text: &str) -> bool {
+    text.trim()
+        .split_once(':')
+        .is_some_and(|(label, _)| Algorithm::from_label(label).is_some())
 }
 
 /// Normalises any accepted digest spelling to the canonical one; unknown spellings are

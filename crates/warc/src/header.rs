@@ -2,8 +2,10 @@
 
 use std::fmt::Write as _;
 
-/// Fields that the WARC 1.1 standard allows to appear more than once in one record.
-pub const REPEATABLE_FIELDS: &[&str] = &["WARC-Concurrent-To"];
+/// Fields allowed to appear more than once in one record: by the WARC 1.1 standard, and
+/// `WARC-Protocol` by the IIPC WARC extensions (one per protocol layer, e.g. `h2` and
+/// `tls/1.3`).
+pub const REPEATABLE_FIELDS: &[&str] = &["WARC-Concurrent-To", "WARC-Protocol"];
 
 /// The header of one WARC record: the version line (`WARC/1.1`) and its named fields.
 ///

@@ -43,6 +43,7 @@
 #![warn(missing_docs)]
 
 pub mod arc;
+mod arc_url;
 pub mod digest;
 pub mod extract;
 pub mod header;
@@ -50,6 +51,7 @@ pub mod http;
 pub mod reader;
 mod record;
 mod record_type;
+mod sniff;
 mod source;
 mod stream;
 pub mod summary;

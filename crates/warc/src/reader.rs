@@ -202,13 +202,17 @@ impl<R: Read + Seek> WarcReader<R> {
                     // a later ARC record (random access) sees that record's header line.
                     FileFormat::Arc
                 } else {
-                    let error = ReadError::new(
-                        offset,
-                        format!(
+                    let message = match super::sniff::foreign_compression(&first_line) {
+                        Some(name) => format!(
+                            "not a WARC or ARC record: the file is {name}-compressed, which \
+                             ldwarc does not read (decompress it, or recompress it with gzip)"
+                        ),
+                        None => format!(
                             "not a WARC or ARC record: starts with {:?}",
                             preview(&first_line)
                         ),
-                    );
+                    };
+                    let error = ReadError::new(offset, message);
                     return Err(self.resync_after(error, offset));
                 };
                 self.format = Some(format);

@@ -419,12 +419,19 @@ fn check_block<R: Read + Seek>(
     let offset = record.offset;
     let header = &record.header;
     let record_type = header.record_type().unwrap_or("").to_string();
-    let parse = |name: &str| -> Result<Option<DigestValue>, String> {
+    let parse = |name: &str| -> Result<Option<DigestValue>, (Severity, String)> {
         match header.get(name) {
             None => Ok(None),
-            Some(text) => DigestValue::parse(text)
-                .map(Some)
-                .ok_or_else(|| format!("{name} {text:?} is not a digest ldwarc can verify")),
+            Some(text) => DigestValue::parse(text).map(Some).ok_or_else(|| {
+                if super::digest::has_known_algorithm(text) {
+                    (Severity::Error, format!("{name} {text:?} is malformed"))
+                } else {
+                    (
+                        Severity::Warning,
+                        format!("{name} {text:?} is not a digest ldwarc can verify"),
+                    )
+                }
+            }),
         }
     };
     let block_declared = parse("WARC-Block-Digest");
@@ -450,8 +457,11 @@ fn check_block<R: Read + Seek>(
         messages.push(m);
         None
     });
-    for message in messages {
-        report.warning(offset, message);
+    for (severity, message) in messages {
+        match severity {
+            Severity::Error => report.error(offset, message),
+            Severity::Warning => report.warning(offset, message),
+        }
     }
     let block_algorithm = block_declared.as_ref().map(|d| d.algorithm);
     let payload_algorithm = payload_declared.as_ref().map(|d| d.algorithm);

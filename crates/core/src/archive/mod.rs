@@ -2,10 +2,14 @@
 //! file names, rotation by size and hour, crash recovery of files left open, and walking the
 //! WARC tree in a deterministic order.
 
+mod existing;
+mod inputs;
 mod layout;
 mod recover;
 mod writer;
 
+pub use existing::require_root;
+pub use inputs::named_warc_files;
 pub use layout::{
     Archive, file_name, is_warc_file_name, pay_level_domain, pld_of_url, walk_warc_files,
 };

@@ -89,6 +89,16 @@ pub fn read_captures(
         let capture = capture_of(&mut record, filename);
         let finished = record.finish();
         match (capture, finished) {
+            (_, Ok(record_end)) if record_end.span.length.is_none() => {
+                on_error(super::unaddressable::whole_stream_error());
+                return Ok(end);
+            }
+            (Err(error), Ok(record_end)) => {
+                if let Some(length) = record_end.span.length {
+                    end = end.max(record_end.span.offset + length);
+                }
+                on_error(error);
+            }
             (Ok(capture), Ok(record_end)) => {
                 if let Some(length) = record_end.span.length {
                     end = end.max(record_end.span.offset + length);
@@ -130,10 +140,13 @@ fn capture_of<R: Read + Seek>(
     let Some(url) = header.target_uri().map(str::to_string) else {
         return Ok(None);
     };
-    let time = header
-        .date()
-        .and_then(parse_warc_date)
-        .unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
+    let Some(time) = header.date().and_then(parse_warc_date) else {
+        return Err(super::unaddressable::undated_error(
+            record.offset,
+            header.date(),
+            &url,
+        ));
+    };
     let has_http = matches!(*record_type, "response" | "revisit")
         && (url.starts_with("http:") || url.starts_with("https:"))
         && header.content_length().is_some_and(|n| n > 0);
@@ -171,6 +184,8 @@ fn capture_of<R: Read + Seek>(
         .as_ref()
         .filter(|h| h.status.is_some_and(|s| (300..400).contains(&s)))
         .and_then(|h| h.header("Location"))
+        // An empty Location is no target: stored as absent, as the index codec reads it.
+        .filter(|location| !location.is_empty())
         .map(str::to_string);
     Ok(Some(Capture {
         urlkey: surt(&url),

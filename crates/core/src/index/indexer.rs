@@ -203,6 +203,8 @@ pub fn update_index(
     options: &IndexOptions,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> io::Result<IndexRun> {
+    // Indexing adds to an archive; it never creates one where a root was mistyped.
+    crate::archive::require_root(archive.root())?;
     let index = CaptureIndex::open(&archive.index_dir())?;
     let mut checkpoint = if options.rebuild {
         Checkpoint::default()

@@ -102,13 +102,17 @@ type KeyGroup = Vec<Capture>;
 const GROUPS_IN_FLIGHT: usize = 64;
 
 impl MergedIndex {
-    /// Opens (creating when missing, as [`CaptureIndex::open`] does) `<root>/index` of every
-    /// root, in the order given; a root given twice counts once. Fails when no root is given
-    /// or when one WARC file name is in two roots with different content.
+    /// Opens `<root>/index` of every root for reading only (creating nothing, taking no
+    /// writer lock: see [`CaptureIndex::open_read_only`]), in the order given; a root given
+    /// twice counts once. Fails when no root is given, when a root is not an existing
+    /// directory, or when one WARC file name is in two roots with different content.
     pub fn open(roots: &[PathBuf]) -> io::Result<MergedIndex> {
         let mut parts = Vec::with_capacity(roots.len());
+        for root in roots {
+            crate::archive::require_root(root)?;
+        }
         for root in distinct_roots(roots) {
-            let index = CaptureIndex::open(&root.join("index"))?;
+            let index = CaptureIndex::open_read_only(&root.join("index"))?;
             parts.push((root, index));
         }
         MergedIndex::from_indexes(parts)

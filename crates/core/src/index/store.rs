@@ -103,11 +103,27 @@ impl CaptureIndex {
                 .open_or_create(directory)
                 .map_err(|e| index_error(dir, e))?
         };
+        Self::with_index(dir, index, fields)
+    }
+
+    /// Opens the index in `dir` for reading only: creates nothing and takes no writer lock,
+    /// so an archive on a read-only mount or owned by another user reads the same. A
+    /// directory without an index (or no directory) reads as an empty index.
+    pub fn open_read_only(dir: &Path) -> Result<Self> {
+        let (schema, fields) = schema();
+        let index = match super::read_only::open_index(dir)? {
+            Some(index) => index,
+            None => Index::create_in_ram(schema),
+        };
+        Self::with_index(dir, index, fields)
+    }
+
+    fn with_index(dir: &Path, index: Index, fields: Fields) -> Result<Self> {
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
-            .map_err(|e| index_error(dir, e))?;
+            .map_err(|e| super::read_only::index_error(dir, &e))?;
         Ok(Self {
             dir: dir.to_path_buf(),
             index,
@@ -141,7 +157,7 @@ impl CaptureIndex {
         let writer = self
             .index
             .writer(128 * 1024 * 1024)
-            .map_err(|e| index_error(&self.dir, e))?;
+            .map_err(|e| super::read_only::index_error(&self.dir, &e))?;
         Ok(IndexBatch {
             index: self,
             writer,
@@ -150,7 +166,9 @@ impl CaptureIndex {
 
     /// Reloads the reader to see the latest commit.
     pub fn reload(&self) -> Result<()> {
-        self.reader.reload().map_err(|e| index_error(&self.dir, e))
+        self.reader
+            .reload()
+            .map_err(|e| super::read_only::index_error(&self.dir, &e))
     }
 
     /// Every capture whose urlkey lies in `[start, end)` (`end` = `None`: no upper bound),
@@ -405,13 +423,17 @@ impl IndexBatch<'_> {
         prepared
             .commit()
             .map_err(|e| index_error(&self.index.dir, e))?;
+        super::permissions::share_meta_files(&self.index.dir)?;
         self.index.reload()
     }
 
     /// Waits for background merges and releases the writer.
     pub fn finish(self) -> Result<()> {
+        let dir = self.index.dir.clone();
         self.writer
             .wait_merging_threads()
-            .map_err(|e| index_error(&self.index.dir, e))
+            .map_err(|e| index_error(&dir, e))?;
+        // Merges rewrite `.managed.json` after the last commit.
+        super::permissions::share_meta_files(&dir)
     }
 }

@@ -34,6 +34,9 @@ pub enum Discrepancy {
         offset: u64,
         url: String,
     },
+    /// A file whose records cannot be addressed (gzipped as one whole stream), so none of
+    /// them is in the index.
+    NotAddressable { filename: String },
 }
 
 impl std::fmt::Display for Discrepancy {
@@ -60,6 +63,11 @@ impl std::fmt::Display for Discrepancy {
                 f,
                 "warc/{filename}:{offset}: index entry differs from the record: {url}"
             ),
+            Self::NotAddressable { filename } => write!(
+                f,
+                "warc/{filename}: {}",
+                super::unaddressable::whole_stream_error().message
+            ),
             Self::UnresolvedRevisit {
                 filename,
                 offset,
@@ -76,7 +84,7 @@ impl std::fmt::Display for Discrepancy {
 
 /// Compares every capture in the files with the index.
 pub fn verify_index(archive: &Archive) -> io::Result<(u64, Vec<Discrepancy>)> {
-    let index = CaptureIndex::open(&archive.index_dir())?;
+    let index = CaptureIndex::open_read_only(&archive.index_dir())?;
     let mut indexed: BTreeMap<(String, u64), Capture> = BTreeMap::new();
     index.scan_range("", None, |capture| {
         indexed.insert((capture.filename.clone(), capture.offset), capture);
@@ -92,7 +100,19 @@ pub fn verify_index(archive: &Archive) -> io::Result<(u64, Vec<Discrepancy>)> {
     for path in files {
         let name = Archive::new(&warc_dir).relative(&path);
         let mut in_file = Vec::new();
-        read_captures(&path, &name, 0, |c| in_file.push(c), |_| {})?;
+        let mut whole_stream = false;
+        read_captures(
+            &path,
+            &name,
+            0,
+            |c| in_file.push(c),
+            |e| whole_stream |= super::unaddressable::is_whole_stream_error(&e),
+        )?;
+        if whole_stream {
+            problems.push(Discrepancy::NotAddressable {
+                filename: name.clone(),
+            });
+        }
         for capture in in_file {
             checked += 1;
             let key = (capture.filename.clone(), capture.offset);

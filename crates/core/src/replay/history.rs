@@ -52,6 +52,8 @@ pub struct HistoryEntry {
     pub graph_hash: Option<GraphHash>,
     /// How it relates to the previous graph.
     pub change: HistoryChange,
+    /// The parse error that cut its graph short, when the graph is partial.
+    pub partial: Option<String>,
 }
 
 /// Every capture of `url`, oldest first, each compared with the last capture before it that
@@ -66,7 +68,7 @@ pub fn history(archive: &ReplayArchive, url: &str) -> Result<Vec<HistoryEntry>, 
             super::Pick::Before,
         )?;
     }
-    let mut by_digest: HashMap<String, Result<(usize, GraphHash), String>> = HashMap::new();
+    let mut by_digest: HashMap<String, Result<GraphSummary, String>> = HashMap::new();
     let mut previous: Option<(Option<String>, GraphHash)> = None;
     let mut entries = Vec::with_capacity(captures.len());
     for capture in captures {
@@ -76,6 +78,7 @@ pub fn history(archive: &ReplayArchive, url: &str) -> Result<Vec<HistoryEntry>, 
                 statements: None,
                 graph_hash: None,
                 change: HistoryChange::Redirect(target),
+                partial: None,
             });
             continue;
         }
@@ -97,8 +100,9 @@ pub fn history(archive: &ReplayArchive, url: &str) -> Result<Vec<HistoryEntry>, 
                 statements: None,
                 graph_hash: None,
                 change: HistoryChange::NoGraph(reason),
+                partial: None,
             },
-            Ok((statements, hash)) => {
+            Ok((statements, hash, partial)) => {
                 let change = match &previous {
                     None => HistoryChange::First,
                     Some((digest, _)) if digest.is_some() && *digest == capture.digest => {
@@ -113,6 +117,7 @@ pub fn history(archive: &ReplayArchive, url: &str) -> Result<Vec<HistoryEntry>, 
                     statements: Some(statements),
                     graph_hash: Some(hash),
                     change,
+                    partial,
                 }
             }
         };
@@ -121,8 +126,11 @@ pub fn history(archive: &ReplayArchive, url: &str) -> Result<Vec<HistoryEntry>, 
     Ok(entries)
 }
 
+/// A graph's statement count, canonical hash, and the error that cut it short if any.
+type GraphSummary = (usize, GraphHash, Option<String>);
+
 /// The statement count and canonical hash of a capture's graph, or why it has none.
-fn graph_summary(archive: &ReplayArchive, capture: &Capture) -> Result<(usize, GraphHash), String> {
+fn graph_summary(archive: &ReplayArchive, capture: &Capture) -> Result<GraphSummary, String> {
     let response = archive.response(capture).map_err(|e| e.to_string())?;
     let status = response.head.status.or(capture.status);
     if !status.is_some_and(|s| (200..300).contains(&s)) {
@@ -134,5 +142,9 @@ fn graph_summary(archive: &ReplayArchive, capture: &Capture) -> Result<(usize, G
     let parsed = archive
         .parse(capture, &response)
         .map_err(|e| e.to_string())?;
-    Ok((parsed.graph.len(), canonical_hash(&parsed.graph)))
+    Ok((
+        parsed.graph.len(),
+        canonical_hash(&parsed.graph),
+        parsed.error.clone(),
+    ))
 }

@@ -93,6 +93,7 @@ impl ReplayArchive {
     /// with different content.
     pub fn open_many(roots: &[PathBuf]) -> Result<ReplayArchive, ReplayError> {
         for root in roots {
+            crate::archive::require_root(root).map_err(ReplayError::io)?;
             if !root.join("index").is_dir() {
                 return Err(ReplayError::NoIndex {
                     root: root.display().to_string(),

@@ -9,6 +9,7 @@ mod backend;
 mod lease;
 mod pg_limits;
 mod postgres;
+mod read_only;
 mod recent;
 #[cfg(test)]
 mod suite;

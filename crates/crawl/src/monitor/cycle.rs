@@ -217,7 +217,10 @@ pub fn run_loop(
             }
             Err(error) => return Err(error),
         }
-        next += period;
+        // A period too long to add is "never again": the loop sleeps until killed.
+        next = next
+            .checked_add_signed(period)
+            .unwrap_or(DateTime::<Utc>::MAX_UTC);
         let now = Utc::now();
         if next < now {
             next = now; // a cycle longer than the period: start the next at once
