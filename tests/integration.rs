@@ -5,6 +5,8 @@
 
 #[path = "support/cdx_queries.rs"]
 mod cdx_queries;
+#[path = "support/change_population.rs"]
+mod change_population;
 mod common;
 #[path = "support/serve_server.rs"]
 mod serve_server;
@@ -41,6 +43,7 @@ mod serve_memento;
 mod serve_vs_pywb;
 mod simulate;
 mod stats_archive;
+mod stats_fit;
 mod surt_interop;
 mod writer_roundtrip;
 mod zipnum_pywb;
