@@ -899,7 +899,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__plan__subcmd__currency)
-            opts="-h --alpha --beta --weibull --from-archive --root --period --documents --mean-size --json --help"
+            opts="-h --alpha --beta --weibull --from-archive --fit --root --period --documents --mean-size --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -915,6 +915,10 @@ _ldwarc() {
                     ;;
                 --weibull)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fit)
+                    COMPREPLY=($(compgen -W "hierarchical pooled-lifetimes pooled-lifetimes-cdf" -- "${cur}"))
                     return 0
                     ;;
                 --root)
@@ -1300,7 +1304,7 @@ _ldwarc() {
                     return 0
                     ;;
                 --fit)
-                    COMPREPLY=($(compgen -W "ml cdf" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hierarchical pooled-lifetimes pooled-lifetimes-cdf" -- "${cur}"))
                     return 0
                     ;;
                 *)
