@@ -426,7 +426,7 @@ impl MarginalModel {
     fn new(documents: &[&DocumentEvidence]) -> Result<Self, DynamicsError> {
         let grid = Grid::for_documents(documents)?;
         let threads = threads_for(documents.len());
-        let chunk = documents.len().div_ceil(threads);
+        let chunk = documents.len().div_ceil(threads).max(1);
         let parts: Vec<(Vec<Window>, Vec<f32>)> = std::thread::scope(|scope| {
             let handles: Vec<_> = documents
                 .chunks(chunk)
@@ -447,6 +447,11 @@ impl MarginalModel {
             }));
             values.extend(part_values);
         }
+        if windows.len() < 2 {
+            return Err(DynamicsError::Data(
+                "fewer than 2 documents say anything about their change rates".to_string(),
+            ));
+        }
         Ok(MarginalModel {
             grid,
             windows,
@@ -464,7 +469,7 @@ impl MarginalModel {
         self.evaluations.set(self.evaluations.get() + 1);
         let weights = Weights::new(&self.grid, shape, scale_ln);
         let threads = threads_for(self.windows.len());
-        let chunk = self.windows.len().div_ceil(threads);
+        let chunk = self.windows.len().div_ceil(threads).max(1);
         std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .windows
