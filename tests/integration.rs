@@ -5,6 +5,8 @@
 
 #[path = "support/cdx_queries.rs"]
 mod cdx_queries;
+#[path = "support/change_population.rs"]
+mod change_population;
 mod common;
 #[path = "support/serve_server.rs"]
 mod serve_server;
@@ -60,6 +62,7 @@ mod serve_twins;
 mod serve_vs_pywb;
 mod simulate;
 mod stats_archive;
+mod stats_fit;
 mod surt_interop;
 mod url_forms;
 mod w3c_conformance;

@@ -463,6 +463,25 @@ fn check_text_and_csv(root: &Path, truth: &Path) {
         line.contains("over 60 URLs with at least 10 observations"),
         "{line}"
     );
+    // The default fit is the hierarchical one, with its intervals, and needs no warning.
+    let fit = text
+        .lines()
+        .find(|l| l.starts_with("mean change times"))
+        .unwrap_or_else(|| panic!("no fit in:\n{text}"));
+    assert!(
+        fit.contains("[95% ") && fit.contains("fitted to the visits of 63 documents"),
+        "{fit}"
+    );
+    assert!(!text.lines().any(|l| l.starts_with("warning")), "{text}");
+    // The paper's pooled-lifetime fit warns that the lifetimes are aliased.
+    let output = common::run(
+        common::ldwarc()
+            .arg("stats")
+            .arg("--root")
+            .arg(root)
+            .args(["--fit", "pooled-lifetimes"]),
+    );
+    let text = common::stdout_ok(&output, "ldwarc stats --fit pooled-lifetimes");
     assert!(
         text.lines()
             .any(|l| l.starts_with("warning") && l.contains("crawl intervals")),
@@ -523,9 +542,29 @@ fn check_plan_from_archive(root: &Path) {
     let text = common::stdout_ok(&output, "ldwarc plan currency --from-archive");
     let plan: Value = serde_json::from_str(text.trim()).unwrap();
     assert_eq!(plan["archive"]["documents"], 63, "{plan}");
-    assert_eq!(
-        plan["archive"]["lifetime_source"], "last-modified",
+    // By default the Weibull is the hierarchical fit, with intervals around the period.
+    assert_eq!(plan["archive"]["model"], "hierarchical", "{plan}");
+    assert!(plan["archive"].get("lifetime_source").is_none(), "{plan}");
+    let ends = &plan["archive"]["period_interval_days"];
+    let period = plan["period_days"].as_f64().unwrap();
+    assert!(
+        ends[0].as_f64().unwrap() < period && period < ends[1].as_f64().unwrap(),
         "{plan}"
+    );
+    // The paper's pooled-lifetime fit on request.
+    let output = common::run(
+        common::ldwarc()
+            .args(["plan", "currency", "--from-archive", "--root"])
+            .arg(root)
+            .args(["--alpha", "0.95", "--beta", "12h", "--json"])
+            .args(["--fit", "pooled-lifetimes"]),
+    );
+    let pooled: Value =
+        serde_json::from_str(common::stdout_ok(&output, "--fit pooled-lifetimes").trim()).unwrap();
+    assert_eq!(pooled["archive"]["model"], "pooled-lifetimes", "{pooled}");
+    assert_eq!(
+        pooled["archive"]["lifetime_source"], "last-modified",
+        "{pooled}"
     );
     let period = plan["period_days"].as_f64().unwrap();
     assert!(period > 0.5 && period < 30.0, "{plan}");

@@ -1199,7 +1199,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__plan__subcmd__currency)
-            opts="-v -q -h --alpha --beta --weibull --from-archive --root --period --documents --mean-size --format --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --alpha --beta --weibull --from-archive --fit --root --period --documents --mean-size --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1215,6 +1215,10 @@ _ldwarc() {
                     ;;
                 --weibull)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fit)
+                    COMPREPLY=($(compgen -W "hierarchical pooled-lifetimes pooled-lifetimes-cdf" -- "${cur}"))
                     return 0
                     ;;
                 --root)
@@ -1640,7 +1644,7 @@ _ldwarc() {
                     return 0
                     ;;
                 --fit)
-                    COMPREPLY=($(compgen -W "ml cdf" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hierarchical pooled-lifetimes pooled-lifetimes-cdf" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)

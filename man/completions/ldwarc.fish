@@ -244,8 +244,9 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l plot -d 'Also wr
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l truth -d 'Known change rates per day (a JSON object URL → rate, or CSV lines URL,rate): also print the median relative error of each estimator against them' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l min-observations -d 'URLs with fewer observations are not compared with --truth' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l snapshot-gap -d 'The longest pause between two captures of one snapshot (a crawl in the crawl log is never split)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l fit -d 'Criterion of the Weibull fit: maximum likelihood, or the paper\'s CDF least squares (eq. 16)' -r -f -a "ml\t''
-cdf\t''"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l fit -d 'The Weibull of mean change times: fitted to every document\'s own visits (hierarchical, with 95% intervals), or as the paper does to pooled Last-Modified lifetimes with the span correction (pooled-lifetimes: maximum likelihood; pooled-lifetimes-cdf: the paper\'s CDF least squares, eq. 16). `ml` and `cdf` are the old names of the two pooled fits' -r -f -a "hierarchical\t''
+pooled-lifetimes\t''
+pooled-lifetimes-cdf\t''"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
@@ -338,6 +339,9 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and not __fish_seen_
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l alpha -d 'Wanted probability that a random page is β-current, in (0, 1]; prints the period T' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l beta -d 'Grace period β: changes younger than this are forgiven' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l weibull -d 'Weibull distribution of the pages\' mean change times: SHAPE,SCALE (scale a duration)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l fit -d 'With --from-archive: which Weibull fit (as for ldwarc stats)' -r -f -a "hierarchical\t''
+pooled-lifetimes\t''
+pooled-lifetimes-cdf\t''"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l period -d 'Re-indexing period T; prints the α it gives (instead of --alpha)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from currency" -l documents -d 'Number of documents in the index (for the bandwidth)' -r

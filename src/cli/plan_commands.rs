@@ -5,12 +5,13 @@ use std::io::{self, Write};
 use clap::{ArgGroup, Args, Subcommand};
 use serde::Serialize;
 
+use super::stats_commands::{FitArg, interval};
 use super::{RootArg, flags, output};
 use ldwarc_core::dynamics::duration::{DAY, format_number};
 use ldwarc_core::dynamics::{
-    AdaptiveLoad, ArchiveStats, DynamicsError, FitMethod, IntervalBounds, LifetimeSource,
-    StatsOptions, UrlLoad, Weibull, archive_stats, bandwidth, budget_schedule,
-    currency_probability, format_duration, per_url_schedule, reindexing_period,
+    AdaptiveLoad, ArchiveStats, DynamicsError, FitMethod, HierarchicalFit, IntervalBounds,
+    LifetimeSource, StatsOptions, UrlLoad, Weibull, WeibullModel, archive_stats, bandwidth,
+    budget_schedule, currency_probability, format_duration, per_url_schedule, reindexing_period,
 };
 use ldwarc_core::replay::{ReplayArchive, Scope};
 use ldwarc_core::schedule::{Policy, Strategy, optimal_frequencies};
@@ -32,8 +33,10 @@ enum PlanCommand {
         follow a Weibull distribution (Brewington & Cybenko, \"How dynamic is the Web?\", \
         eq. 24). With --period, the α that period gives instead. With --documents and \
         --mean-size, also the documents per day and the bandwidth that re-indexing needs.\n\n\
-        With --from-archive, the Weibull is fitted to the archive's own lifetimes (as ldwarc \
-        stats does: Last-Modified lifetimes with the observation-span correction of §5), the \
+        With --from-archive, the Weibull is fitted to the archive as ldwarc stats does (by \
+        default to every document's own visits, with 95% intervals that the period's \
+        interval follows; --fit pooled-lifetimes for the paper's fit to Last-Modified \
+        lifetimes with the observation-span correction of §5), the \
         documents and their mean size come from the archive, and the bandwidth of the \
         monitor's adaptive schedules is added: every URL at its own (α, β)-interval, and the \
         freshness strategy's budget that reaches α.\n\n\
@@ -69,6 +72,14 @@ pub struct CurrencyArgs {
     /// it, and add the bandwidth of the monitor's adaptive schedules.
     #[arg(long)]
     from_archive: bool,
+    /// With --from-archive: which Weibull fit (as for ldwarc stats).
+    #[arg(
+        long,
+        default_value = "hierarchical",
+        value_name = "hierarchical|pooled-lifetimes|pooled-lifetimes-cdf",
+        requires = "from_archive"
+    )]
+    fit: super::stats_commands::FitArg,
     #[command(flatten)]
     root: RootArg,
     /// Re-indexing period T; prints the α it gives (instead of --alpha).
@@ -135,9 +146,25 @@ struct BandwidthReport {
 struct ArchiveReport {
     documents: u64,
     mean_size_bytes: Option<f64>,
-    lifetimes: usize,
-    lifetime_source: LifetimeSource,
-    fit_method: FitMethod,
+    /// Which Weibull fit.
+    model: WeibullModel,
+    /// Pooled fit only: lifetimes fitted, their source, the criterion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lifetimes: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lifetime_source: Option<LifetimeSource>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fit_method: Option<FitMethod>,
+    /// Hierarchical fit only: 95% profile-likelihood intervals, and that of the solved
+    /// figure (the period in days, or α).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shape_interval: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale_interval_days: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    period_interval_days: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alpha_interval: Option<[f64; 2]>,
     converged: bool,
 }
 
@@ -181,6 +208,8 @@ impl From<AdaptiveLoad> for LoadReport {
 struct ArchiveFacts {
     /// The fitted Weibull, scale in seconds.
     weibull: Weibull,
+    /// The hierarchical fit (scale in days), for the intervals.
+    hierarchical: Option<HierarchicalFit>,
     report: ArchiveReport,
     loads: Vec<UrlLoad>,
 }
@@ -190,13 +219,16 @@ fn invalid(error: DynamicsError) -> io::Error {
 }
 
 fn currency(args: CurrencyArgs) -> io::Result<i32> {
-    let facts = if args.from_archive {
-        Some(archive_facts(&args.root.root)?)
+    let mut facts = if args.from_archive {
+        Some(archive_facts(&args.root.root, args.fit)?)
     } else {
         None
     };
     let weibull = facts.as_ref().map_or(args.weibull, |f| f.weibull);
     let (solved_for, alpha, period) = solve(&args, weibull)?;
+    if let Some(facts) = facts.as_mut() {
+        add_intervals(facts, &args, solved_for);
+    }
     let documents = args
         .documents
         .or(facts.as_ref().map(|f| f.report.documents));
@@ -273,41 +305,80 @@ fn solve(args: &CurrencyArgs, weibull: Weibull) -> io::Result<(&'static str, f64
     }
 }
 
-/// Reads the archive at `root` as `ldwarc stats` does and fits the Weibull of §5.
-fn archive_facts(root: &std::path::Path) -> io::Result<ArchiveFacts> {
+/// The 95% interval of the solved figure, from the hierarchical fit's likelihood region.
+fn add_intervals(facts: &mut ArchiveFacts, args: &CurrencyArgs, solved_for: &str) {
+    let Some(fit) = &facts.hierarchical else {
+        return;
+    };
+    let in_seconds = |w: Weibull| Weibull {
+        shape: w.shape,
+        scale: w.scale * DAY,
+    };
+    let (lo, hi) = match (solved_for, args.alpha, args.period) {
+        ("period", Some(alpha), _) => fit.interval_of(|w| {
+            reindexing_period(in_seconds(w), alpha, args.beta).map_or(f64::NAN, |t| t / DAY)
+        }),
+        (_, _, Some(period)) => {
+            let (lo, hi) =
+                fit.interval_of(|w| currency_probability(in_seconds(w), period, args.beta));
+            facts.report.alpha_interval = Some([lo, hi]);
+            return;
+        }
+        _ => return,
+    };
+    facts.report.period_interval_days = Some([lo, hi]);
+}
+
+/// Reads the archive at `root` as `ldwarc stats` does and fits the Weibull.
+fn archive_facts(root: &std::path::Path, fit: FitArg) -> io::Result<ArchiveFacts> {
     let archive = ReplayArchive::open(root)?;
+    let (model, fit_method) = fit.choice();
     let options = StatsOptions {
         scope: Scope::All,
         snapshot_gap_days: 1.0 / 24.0,
         crawls: Vec::new(),
-        fit_method: FitMethod::MaximumLikelihood,
+        fit_method,
+        model,
     };
     let stats: ArchiveStats = archive_stats(&archive, &options, &mut |_, _| {})?;
     for failure in &stats.failures {
         eprintln!("ldwarc: {failure}");
     }
-    if let Some(warning) = stats.weibull.as_ref().and_then(|f| f.aliasing_warning()) {
-        eprintln!("ldwarc: warning: {warning}");
-    }
-    let fit = stats.weibull.as_ref().ok_or_else(|| {
+    let weibull = stats.mean_change_times().map_err(|why| {
         io::Error::new(
             io::ErrorKind::InvalidData,
-            format!(
-                "{}: no Weibull fit from the archive: {}",
-                root.display(),
-                stats.weibull_error.as_deref().unwrap_or("no documents")
-            ),
+            format!("{}: no Weibull fit from the archive: {why}", root.display()),
         )
     })?;
+    let pooled = stats
+        .weibull
+        .as_ref()
+        .filter(|_| model == WeibullModel::PooledLifetimes);
+    if let Some(warning) = pooled.and_then(|f| f.aliasing_warning()) {
+        eprintln!("ldwarc: warning: {warning}");
+    }
+    let hierarchical = stats
+        .hierarchical
+        .as_ref()
+        .filter(|_| model == WeibullModel::Hierarchical);
     Ok(ArchiveFacts {
-        weibull: Weibull::new(fit.shape, fit.scale_days * DAY).map_err(invalid)?,
+        weibull: Weibull::new(weibull.shape, weibull.scale * DAY).map_err(invalid)?,
+        hierarchical: hierarchical.map(|h| h.fit.clone()),
         report: ArchiveReport {
             documents: stats.urls.len() as u64,
             mean_size_bytes: stats.mean_payload_bytes(),
-            lifetimes: fit.lifetimes,
-            lifetime_source: fit.source,
-            fit_method: fit.method,
-            converged: fit.converged,
+            model,
+            lifetimes: pooled.map(|f| f.lifetimes),
+            lifetime_source: pooled.map(|f| f.source),
+            fit_method: pooled.map(|f| f.method),
+            shape_interval: hierarchical.map(|h| h.shape_interval),
+            scale_interval_days: hierarchical.map(|h| h.scale_interval_days),
+            period_interval_days: None,
+            alpha_interval: None,
+            converged: pooled.map_or_else(
+                || hierarchical.is_some_and(|h| h.converged),
+                |f| f.converged,
+            ),
         },
         loads: stats.url_loads(),
     })
@@ -335,23 +406,46 @@ fn adaptive_report(loads: &[UrlLoad], alpha: f64, beta: f64) -> io::Result<Adapt
 
 fn write_currency_text(out: &mut dyn Write, report: &CurrencyReport) -> io::Result<()> {
     let w = &report.weibull;
-    if let Some(archive) = &report.archive {
-        writeln!(
-            out,
-            "archive             {} documents; Weibull fitted to {} {} lifetimes (span-corrected)",
-            archive.documents,
-            archive.lifetimes,
-            match archive.lifetime_source {
-                LifetimeSource::LastModified => "Last-Modified",
-                LifetimeSource::ChangeDetection => "change-detection",
-            }
-        )?;
+    let archive = report.archive.as_ref();
+    if let Some(archive) = archive {
+        match (archive.lifetimes, archive.lifetime_source) {
+            (Some(lifetimes), Some(source)) => writeln!(
+                out,
+                "archive             {} documents; Weibull fitted to {} {} lifetimes \
+                 (span-corrected)",
+                archive.documents,
+                lifetimes,
+                match source {
+                    LifetimeSource::LastModified => "Last-Modified",
+                    LifetimeSource::ChangeDetection => "change-detection",
+                }
+            )?,
+            _ => writeln!(
+                out,
+                "archive             {} documents; Weibull fitted to every document's visits",
+                archive.documents
+            )?,
+        }
     }
+    let show = |text: String, ends: Option<[f64; 2]>, unit: fn(f64) -> String| match ends {
+        Some(ends) => format!("{text} {}", interval(ends, unit)),
+        None => text,
+    };
+    let days = |v: f64| format_duration(v * DAY);
+    let plain = |v: f64| format_number(v, 4);
     writeln!(
         out,
         "mean change times   Weibull shape {}, scale {} (mean {}, median {})",
-        format_number(w.shape, 4),
-        format_duration(w.scale_days * DAY),
+        show(
+            plain(w.shape),
+            archive.and_then(|a| a.shape_interval),
+            plain
+        ),
+        show(
+            days(w.scale_days),
+            archive.and_then(|a| a.scale_interval_days),
+            days
+        ),
         format_duration(w.mean_days * DAY),
         format_duration(w.median_days * DAY)
     )?;
@@ -366,11 +460,24 @@ fn write_currency_text(out: &mut dyn Write, report: &CurrencyReport) -> io::Resu
     } else {
         report.alpha.to_string()
     };
-    writeln!(out, "probability α       {alpha_text}")?;
+    let alpha_six = |v: f64| format_number(v, 6);
+    writeln!(
+        out,
+        "probability α       {}",
+        show(
+            alpha_text,
+            archive.and_then(|a| a.alpha_interval),
+            alpha_six
+        )
+    )?;
     writeln!(
         out,
         "re-indexing period  {}",
-        format_duration(report.period_days * DAY)
+        show(
+            days(report.period_days),
+            archive.and_then(|a| a.period_interval_days),
+            days
+        )
     )?;
     if let Some(b) = &report.bandwidth {
         writeln!(

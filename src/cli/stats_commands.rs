@@ -14,8 +14,8 @@ use super::{RootsArg, flags, output};
 use ldwarc_core::dynamics::archive_stats::{ArchiveStats, PldStats, SnapshotStats, UrlStats};
 use ldwarc_core::dynamics::duration::{DAY, format_number};
 use ldwarc_core::dynamics::{
-    CrawlWindow, FitMethod, StatsOptions, TruthComparison, archive_stats, compare_with_truth,
-    format_duration, parse_truth, write_plots,
+    CrawlWindow, FitMethod, HierarchicalStats, StatsOptions, TruthComparison, WeibullModel,
+    archive_stats, compare_with_truth, format_duration, parse_truth, write_plots,
 };
 use ldwarc_core::replay::{ReplayArchive, Scope};
 use ldwarc_core::store::StateStore;
@@ -48,9 +48,16 @@ pub struct StatsArgs {
     /// never split).
     #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = flags::duration_days)]
     snapshot_gap: f64,
-    /// Criterion of the Weibull fit: maximum likelihood, or the paper's CDF least squares
-    /// (eq. 16).
-    #[arg(long, default_value = "ml", value_name = "ml|cdf")]
+    /// The Weibull of mean change times: fitted to every document's own visits
+    /// (hierarchical, with 95% intervals), or as the paper does to pooled Last-Modified
+    /// lifetimes with the span correction (pooled-lifetimes: maximum likelihood;
+    /// pooled-lifetimes-cdf: the paper's CDF least squares, eq. 16). `ml` and `cdf` are
+    /// the old names of the two pooled fits.
+    #[arg(
+        long,
+        default_value = "hierarchical",
+        value_name = "hierarchical|pooled-lifetimes|pooled-lifetimes-cdf"
+    )]
     fit: FitArg,
 }
 
@@ -70,11 +77,29 @@ enum CsvTable {
     Snapshots,
 }
 
-/// The Weibull fit's criterion.
+/// Which Weibull fit, and the pooled fit's criterion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum FitArg {
-    Ml,
-    Cdf,
+pub(crate) enum FitArg {
+    Hierarchical,
+    #[value(alias = "ml")]
+    PooledLifetimes,
+    #[value(alias = "cdf")]
+    PooledLifetimesCdf,
+}
+
+impl FitArg {
+    /// The model the figures use and the pooled fit's criterion.
+    pub(crate) fn choice(self) -> (WeibullModel, FitMethod) {
+        match self {
+            FitArg::Hierarchical => (WeibullModel::Hierarchical, FitMethod::MaximumLikelihood),
+            FitArg::PooledLifetimes => {
+                (WeibullModel::PooledLifetimes, FitMethod::MaximumLikelihood)
+            }
+            FitArg::PooledLifetimesCdf => {
+                (WeibullModel::PooledLifetimes, FitMethod::CdfLeastSquares)
+            }
+        }
+    }
 }
 
 /// The JSON document of `--format json`.
@@ -91,6 +116,7 @@ struct JsonReport<'a> {
 pub fn stats(args: StatsArgs) -> io::Result<i32> {
     let truth = args.truth.as_deref().map(read_truth).transpose()?;
     let archive = ReplayArchive::open_many(&args.root.roots)?;
+    let (model, fit_method) = args.fit.choice();
     let options = StatsOptions {
         scope: args.scope.scope(),
         snapshot_gap_days: args.snapshot_gap / DAY,
@@ -101,10 +127,8 @@ pub fn stats(args: StatsArgs) -> io::Result<i32> {
             .map(|root| crawl_windows(root))
             .collect::<io::Result<Vec<_>>>()?
             .concat(),
-        fit_method: match args.fit {
-            FitArg::Ml => FitMethod::MaximumLikelihood,
-            FitArg::Cdf => FitMethod::CdfLeastSquares,
-        },
+        fit_method,
+        model,
     };
     let bar = output::progress(0, "URLs");
     let stats = archive_stats(&archive, &options, &mut |done, total| {
@@ -238,6 +262,16 @@ fn write_summary(out: &mut dyn Write, scope: &str, stats: &ArchiveStats) -> io::
         "median change rate    {} per day (bias-reduced)",
         rate(s.median_bias_reduced_per_day)
     )?;
+    if stats.model == WeibullModel::Hierarchical {
+        return match (&stats.hierarchical, &stats.hierarchical_error) {
+            (Some(fit), _) => write_hierarchical(out, fit),
+            (_, why) => writeln!(
+                out,
+                "mean change times     no Weibull fit: {}",
+                why.as_deref().unwrap_or("no documents")
+            ),
+        };
+    }
     match (&stats.weibull, &stats.weibull_error) {
         (Some(fit), _) => writeln!(
             out,
@@ -262,6 +296,38 @@ fn write_summary(out: &mut dyn Write, scope: &str, stats: &ArchiveStats) -> io::
     Ok(())
 }
 
+/// The hierarchical fit's line: each figure with its 95% interval.
+fn write_hierarchical(out: &mut dyn Write, fit: &HierarchicalStats) -> io::Result<()> {
+    writeln!(
+        out,
+        "mean change times     Weibull shape {} {}, scale {} {} (mean {} {}, median {} {}), \
+         fitted to the visits of {} documents ({} changes timed by Last-Modified, {} not)",
+        format_number(fit.shape, 4),
+        interval(fit.shape_interval, |v| format_number(v, 4)),
+        format_duration(fit.scale_days * DAY),
+        interval(fit.scale_interval_days, |v| format_duration(v * DAY)),
+        format_duration(fit.mean_days * DAY),
+        interval(fit.mean_interval_days, |v| format_duration(v * DAY)),
+        format_duration(fit.median_days * DAY),
+        interval(fit.median_interval_days, |v| format_duration(v * DAY)),
+        fit.documents,
+        fit.timed_changes,
+        fit.untimed_changes
+    )
+}
+
+/// `[lo, hi]` of a 95% interval, `∞` for an unbounded end.
+pub(crate) fn interval(ends: [f64; 2], show: impl Fn(f64) -> String) -> String {
+    let end = |v: f64| {
+        if v.is_finite() {
+            show(v)
+        } else {
+            "∞".to_string()
+        }
+    };
+    format!("[95% {}–{}]", end(ends[0]), end(ends[1]))
+}
+
 fn write_truth(out: &mut dyn Write, truth: &TruthComparison) -> io::Result<()> {
     let e = &truth.median_relative_error;
     writeln!(
@@ -275,6 +341,13 @@ fn write_truth(out: &mut dyn Write, truth: &TruthComparison) -> io::Result<()> {
         number(e.mle, 4),
         number(e.last_modified, 4)
     )?;
+    if truth.excluded > 0 {
+        writeln!(
+            out,
+            "                      {} of them left out: some estimator has no finite estimate",
+            truth.excluded
+        )?;
+    }
     if truth.missing > 0 {
         writeln!(
             out,

@@ -26,6 +26,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Serialize;
 
 use super::adaptive::UrlLoad;
+use super::archive_fit::{HierarchicalStats, WeibullModel, hierarchical_stats};
 use super::duration::DAY;
 use super::lifetimes::{FitMethod, SpanDistribution, fit_observed_lifetimes};
 use super::snapshots::{CrawlWindow, snapshot_of, snapshot_starts};
@@ -63,8 +64,10 @@ pub struct StatsOptions {
     pub snapshot_gap_days: f64,
     /// Crawl runs from the crawl log, in days since the epoch (may be empty).
     pub crawls: Vec<CrawlWindow>,
-    /// The criterion of the Weibull fit.
+    /// The criterion of the pooled-lifetime Weibull fit.
     pub fit_method: FitMethod,
+    /// Which Weibull fit is the archive's answer (both are computed).
+    pub model: WeibullModel,
 }
 
 /// One observation of a URL (a capture with a graph).
@@ -285,6 +288,14 @@ pub struct StatsSummary {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ArchiveStats {
     pub summary: StatsSummary,
+    /// Which of the two Weibull fits the figures use.
+    pub model: WeibullModel,
+    /// The hierarchical fit (every document's own observations).
+    pub hierarchical: Option<HierarchicalStats>,
+    /// Why there is no hierarchical fit, when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hierarchical_error: Option<String>,
+    /// The paper's pooled-lifetime fit.
     pub weibull: Option<WeibullStats>,
     /// Why there is no Weibull fit, when there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -371,6 +382,10 @@ pub fn archive_stats(
         Ok(fit) => (Some(fit), None),
         Err(why) => (None, Some(why)),
     };
+    let (hierarchical, hierarchical_error) = match hierarchical_stats(&observed) {
+        Ok(fit) => (Some(fit), None),
+        Err(why) => (None, Some(why)),
+    };
     let summary = StatsSummary {
         urls: urls.len(),
         documents: url_stats.len(),
@@ -387,6 +402,9 @@ pub fn archive_stats(
     };
     Ok(ArchiveStats {
         summary,
+        model: options.model,
+        hierarchical,
+        hierarchical_error,
         weibull,
         weibull_error,
         plds: pld_stats(&url_stats),
@@ -895,6 +913,7 @@ mod tests {
             snapshot_gap_days: 0.25,
             crawls: Vec::new(),
             fit_method: FitMethod::MaximumLikelihood,
+            model: WeibullModel::Hierarchical,
         };
         let snapshots = snapshot_stats(&observed, &options);
         let counts: Vec<[usize; 4]> = snapshots
@@ -947,6 +966,9 @@ mod tests {
         single.mean_payload_bytes = None;
         let stats = ArchiveStats {
             summary: StatsSummary::default(),
+            model: WeibullModel::Hierarchical,
+            hierarchical: None,
+            hierarchical_error: None,
             weibull: None,
             weibull_error: None,
             plds: Vec::new(),

@@ -63,7 +63,8 @@ pub fn bias_reduced_ratio(intervals: u64, changes: u64) -> Option<f64> {
     }
     let n = intervals as f64;
     let x = changes as f64;
-    Some(-((n - x + 0.5) / (n + 0.5)).ln())
+    // `+ 0.0` turns the −0 of `−ln 1` (no change) into 0, which prints as `0`, not `-0.0`.
+    Some(-((n - x + 0.5) / (n + 0.5)).ln() + 0.0)
 }
 
 /// The bias-reduced change rate per unit of time: [`bias_reduced_ratio`] divided by the
@@ -313,7 +314,7 @@ mod tests {
 
     #[test]
     fn bias_reduced_estimator_matches_cho_garcia_molina() {
-        // 5 changes detected in 10 visits: −ln(5.5 / 10.5).
+        // 5 changes detected in 10 intervals (11 visits): −ln(5.5 / 10.5).
         let r = bias_reduced_ratio(10, 5).expect("valid");
         assert!((r - 0.6466).abs() < 5e-5, "{r}");
         assert!((r - (10.5f64 / 5.5).ln()).abs() < 1e-15);
@@ -323,6 +324,7 @@ mod tests {
         // Finite when every visit sees a change; zero when none does.
         assert!((bias_reduced_ratio(10, 10).expect("valid") - 21f64.ln()).abs() < 1e-12);
         assert_eq!(bias_reduced_ratio(10, 0), Some(0.0));
+        assert!(bias_reduced_ratio(10, 0).unwrap().is_sign_positive());
         assert_eq!(bias_reduced_ratio(0, 0), None);
         assert_eq!(bias_reduced_ratio(3, 4), None);
         assert_eq!(bias_reduced_rate(10, 5, 0.0), None);
@@ -483,5 +485,56 @@ mod tests {
         assert_eq!(ages(&visits), vec![6.0, 8.0, 1.0, 7.0]);
         assert_eq!(observed_lifetimes(&visits), vec![10.0]);
         assert_eq!(last_modified_rate(&[]).rate, None);
+    }
+    /// When a page changes at most once per interval (a change at a time of the crawl's
+    /// clock: a daily build, a weekly dump) instead of by a Poisson process, the
+    /// bias-reduced estimator still adds the hidden changes a Poisson process would have:
+    /// with a change in a share p of the intervals it converges to `−ln(1 − p)` per interval
+    /// where the truth is p, i.e. +11.6% at p = 0.2, +27.7% at p = 0.4, +52.7% at p = 0.6.
+    /// Measured here on 400,000 intervals per p (documented in docs/dynamics.md).
+    #[test]
+    fn bias_reduced_estimator_overestimates_at_most_one_change_per_interval() {
+        let mut rng = StdRng::seed_from_u64(41);
+        for p in [0.2f64, 0.4, 0.6] {
+            let n = 400_000u64;
+            let changes = (0..n).filter(|_| rng.random::<f64>() < p).count() as u64;
+            let ratio = bias_reduced_ratio(n, changes).unwrap() / p;
+            let expected = -(1.0 - p).ln() / p;
+            assert!(
+                (ratio / expected - 1.0).abs() < 0.02,
+                "p {p}: {ratio} vs {expected}"
+            );
+        }
+    }
+
+    /// The Last-Modified estimator assumes a Poisson process: what happened between the
+    /// previous visit and a new Last-Modified is unseen. When a page changes at most once
+    /// per interval, at a uniformly random moment of it, that time was change-free, and the
+    /// estimate is `1/(1 − p/2)` times the truth (+11% at p = 0.2, +33% at p = 0.5); with
+    /// changes just before the crawler's visits it tends to `1/(1 − p)`.
+    #[test]
+    fn last_modified_estimator_overestimates_changes_on_the_crawl_clock() {
+        let mut rng = StdRng::seed_from_u64(42);
+        for p in [0.2f64, 0.5] {
+            let mut visits = Vec::new();
+            let mut modified = -0.5;
+            for day in 0..20_000 {
+                let at = day as f64;
+                if day > 0 && rng.random::<f64>() < p {
+                    modified = at - rng.random::<f64>();
+                }
+                visits.push(LastModified {
+                    at,
+                    last_modified: modified,
+                });
+            }
+            let estimate = last_modified_rate(&visits).rate.unwrap();
+            let expected = 1.0 / (1.0 - p / 2.0);
+            assert!(
+                (estimate / p / expected - 1.0).abs() < 0.03,
+                "p {p}: {} vs {expected}",
+                estimate / p
+            );
+        }
     }
 }

@@ -9,7 +9,9 @@
 //!   unaliased rate);
 //! - [`weibull`]: the Weibull distribution of mean change times and its maximum-likelihood fit;
 //! - [`lifetimes`]: the fit of that Weibull to observed lifetimes with the observation-span
-//!   bias correction of §5;
+//!   bias correction of §5 (the paper's method);
+//! - [`hierarchical`]: the fit of that Weibull to every document's own observation sequence
+//!   (a marginal likelihood over the Weibull), right however the archive was sampled;
 //! - [`currency`]: (α, β)-currency (eq. 24): the re-indexing period for a wanted α, α for a
 //!   given period, and the bandwidth a uniform re-indexing needs;
 //! - [`adaptive`]: the same for adaptive schedules, each URL at its own interval;
@@ -24,10 +26,12 @@
 //! `docs/dynamics.md` for the formulas and the choices made where the papers leave room.
 
 pub mod adaptive;
+pub mod archive_fit;
 pub mod archive_stats;
 pub mod currency;
 pub mod duration;
 pub mod estimators;
+pub mod hierarchical;
 pub mod lifetimes;
 mod numeric;
 pub mod plots;
@@ -38,6 +42,7 @@ pub mod weibull;
 pub use adaptive::{
     AdaptiveLoad, IntervalBounds, UrlLoad, budget_schedule, page_period, per_url_schedule,
 };
+pub use archive_fit::{HierarchicalStats, WeibullModel};
 pub use archive_stats::{
     ArchiveStats, LifetimeSource, PldStats, SnapshotStats, StatsOptions, UrlStats, WeibullStats,
     archive_stats,
@@ -50,6 +55,7 @@ pub use estimators::{
     bias_reduced_rate, bias_reduced_ratio, irregular_rate_mle, last_modified_rate, naive_rate,
     observed_lifetimes,
 };
+pub use hierarchical::{DocumentEvidence, HierarchicalFit, Sighting, fit_hierarchical};
 pub use lifetimes::{
     FitMethod, LifetimeFit, ObservedLifetimes, SpanDistribution, fit_observed_lifetimes,
 };

@@ -116,7 +116,11 @@ pub struct TruthComparison {
     pub min_observations: usize,
     /// URLs of the truth file the statistics do not have.
     pub missing: usize,
-    /// Per estimator, over the compared URLs that have that estimate.
+    /// Compared URLs left out because some estimator has no finite estimate for them (the
+    /// MLE when every interval showed a change; Last-Modified when the server did not send
+    /// it, unless no compared URL has one).
+    pub excluded: usize,
+    /// Per estimator, over the same URLs: those with every estimate (`urls` − `excluded`).
     pub median_relative_error: MedianRelativeErrors,
 }
 
@@ -138,6 +142,16 @@ pub fn compare_with_truth<'a>(
             compared.push((rate, estimate));
         }
     }
+    // Every estimator over the same URLs, or their medians compare different pages (the
+    // fastest pages have no finite MLE, the servers without Last-Modified no such rate).
+    let with_last_modified = compared.iter().any(|(_, e)| e.last_modified.is_some());
+    let total = compared.len();
+    compared.retain(|(_, e)| {
+        e.naive.is_some()
+            && e.bias_reduced.is_some()
+            && e.mle.is_some()
+            && (!with_last_modified || e.last_modified.is_some())
+    });
     let median_error = |pick: fn(&EstimatesPerDay) -> Option<f64>| {
         let errors: Vec<f64> = compared
             .iter()
@@ -146,9 +160,10 @@ pub fn compare_with_truth<'a>(
         median(&errors)
     };
     TruthComparison {
-        urls: compared.len(),
+        urls: total,
         min_observations,
         missing: truth.len() - seen,
+        excluded: total - compared.len(),
         median_relative_error: MedianRelativeErrors {
             naive: median_error(|e| e.naive),
             bias_reduced: median_error(|e| e.bias_reduced),
@@ -208,6 +223,7 @@ mod tests {
             ("a", 1.0),
             ("b", 2.0),
             ("c", 1.0),
+            ("d", 1.0),
             ("gone", 1.0),
             ("z", 0.0),
         ]
@@ -218,21 +234,40 @@ mod tests {
             observations,
             bias_reduced: Some(bias_reduced),
             naive: Some(0.5),
+            mle: Some(bias_reduced),
             ..Default::default()
         };
+        // Every interval changed: no finite MLE, so left out of every median (its naive
+        // error of 50% would otherwise count for the naive estimator alone).
+        let unbounded = EstimatesPerDay {
+            mle: None,
+            ..estimate(40, 3.0)
+        };
         let rows = vec![
-            ("a", estimate(12, 1.1)),   // 10%
-            ("b", estimate(20, 1.6)),   // 20%
-            ("c", estimate(3, 5.0)),    // too few observations
+            ("a", estimate(12, 1.1)), // 10%
+            ("b", estimate(20, 1.6)), // 20%
+            ("c", estimate(3, 5.0)),  // too few observations
+            ("d", unbounded),
             ("z", estimate(30, 1.0)),   // true rate 0: no relative error
             ("new", estimate(30, 1.0)), // not in the truth
         ];
         let comparison = compare_with_truth(rows, &truth, 10);
-        assert_eq!(comparison.urls, 2);
+        assert_eq!(comparison.urls, 3);
+        assert_eq!(comparison.excluded, 1);
         assert_eq!(comparison.missing, 1);
         let errors = comparison.median_relative_error;
         assert!((errors.bias_reduced.unwrap() - 0.15).abs() < 1e-12);
         assert!((errors.naive.unwrap() - 0.625).abs() < 1e-12);
         assert_eq!(errors.last_modified, None);
+        assert!((errors.mle.unwrap() - 0.15).abs() < 1e-12);
+        // With Last-Modified on one URL, URLs without it are left out.
+        let mut with_lm = estimate(12, 1.1);
+        with_lm.last_modified = Some(0.9);
+        let rows = vec![("a", with_lm), ("b", estimate(20, 1.6))];
+        let comparison = compare_with_truth(rows, &truth, 10);
+        assert_eq!((comparison.urls, comparison.excluded), (2, 1));
+        let errors = comparison.median_relative_error;
+        assert!((errors.bias_reduced.unwrap() - 0.1).abs() < 1e-12);
+        assert!((errors.last_modified.unwrap() - 0.1).abs() < 1e-12);
     }
 }

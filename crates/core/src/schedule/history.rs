@@ -206,8 +206,9 @@ impl Instant {
     }
 }
 
+/// Other fields of a line (a rate, a label a generator added) are ignored, so that files
+/// written by other tools can be read.
 #[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
 struct HistoryLine {
     url: String,
     start: Instant,
@@ -296,6 +297,11 @@ mod tests {
         assert!(error.to_string().contains("not RFC 3339"), "{error}");
         let bad = "{\"url\":\"a\",\"start\":10,\"end\":10,\"changes\":[]}";
         assert!(read_histories(bad.as_bytes(), "x").is_err());
+        // Extra fields are ignored.
+        let extra =
+            "{\"url\":\"a\",\"start\":0,\"end\":10,\"changes\":[5],\"rate\":0.1,\"tags\":[\"x\"]}";
+        let histories = read_histories(extra.as_bytes(), "x").unwrap();
+        assert_eq!(histories[0].changes, vec![5.0]);
     }
 
     #[test]
