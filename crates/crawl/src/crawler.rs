@@ -1011,8 +1011,9 @@ impl Crawler {
             return;
         };
         if shared.held.remove(&pld) {
-            eprintln!(
-                "ldwarc: the lease on {name} ran out before it could be renewed; its URLs are left to the node that takes it"
+            tracing::warn!(
+                pld = %name,
+                "the lease on {name} ran out before it could be renewed; its URLs are left to the node that takes it"
             );
             shared.deadlines.end(std::slice::from_ref(&name));
             shared.keeper.forget(vec![name]);

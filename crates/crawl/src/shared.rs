@@ -161,8 +161,8 @@ fn wait_for_crawl(
             )));
         }
         if !told {
-            eprintln!(
-                "ldwarc: waiting up to {} s for a crawl to join in {}",
+            tracing::warn!(
+                "waiting up to {} s for a crawl to join in {}",
                 wait.as_secs(),
                 store.database()
             );

@@ -310,9 +310,15 @@ fn negotiated(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("*/*")
         .to_string();
+    // An archived web page is itself for a browser (its embedded data, if any, is offered
+    // to RDF clients below); a page without data is itself for everyone.
+    let html_capture = is_html(archived.head.header("content-type"));
+    if html_capture && prefers_html(&accept) {
+        return browsable_page(set, capture, archived);
+    }
     let parsed = match state.archive.parse(capture, &archived) {
         Ok(parsed) => parsed,
-        Err(ReplayError::NotRdf { .. }) if is_html(archived.head.header("content-type")) => {
+        Err(ReplayError::NotRdf { .. } | ReplayError::Rdf(_)) if html_capture => {
             return browsable_page(set, capture, archived);
         }
         Err(ReplayError::NotRdf { .. } | ReplayError::Rdf(_) | ReplayError::Decode { .. }) => {

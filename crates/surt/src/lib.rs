@@ -90,7 +90,7 @@ impl std::error::Error for SurtError {}
 /// Python package raises, returns the fallback described in [`SurtError`].
 ///
 /// ```
-/// # use ldwarc::index::surt::surt;
+/// # use ldwarc_surt::surt;
 /// assert_eq!(surt("http://www.Example.com:80/a/../B/?z=1&a=2#top"), "com,example)/b?a=2&z=1");
 /// ```
 pub fn surt(url: &str) -> String {

@@ -4,7 +4,7 @@
 //! change between epochs, hostile servers, a request log, a fixture web and generated webs.
 //!
 //! ```no_run
-//! use ldwarc::testweb::{TestWebServer, Web};
+//! use ldwarc_testweb::{TestWebServer, Web};
 //! let web = Web::fixture().unwrap();
 //! let expected = web.urls_within_hops(&web.seeds, 2, 0);
 //! let server = TestWebServer::start(web).unwrap();
