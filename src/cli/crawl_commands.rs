@@ -16,13 +16,13 @@ use ldwarc_crawl::{
 #[derive(Debug, Args)]
 pub(super) struct FetchArgs {
     /// Minimum time between two requests to one pay-level domain [default: 2s].
-    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::crawl_duration)]
     delay: Option<Duration>,
     /// Requests in flight at most, one per pay-level domain [default: 64].
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
     /// Time allowed for a whole fetch; connecting has the same limit [default: 120s].
-    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::crawl_duration)]
     timeout: Option<Duration>,
     /// User-Agent, with a contact URL or address for real crawls.
     #[arg(long, value_name = "UA")]
@@ -97,10 +97,10 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "N")]
     hops: Option<u32>,
     /// Largest robots.txt Crawl-delay honoured [default: 60s].
-    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::crawl_duration)]
     max_crawl_delay: Option<Duration>,
     /// Longest wait honoured from a 429/503 answer's Retry-After [default: 1h].
-    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::crawl_duration)]
     max_retry_after: Option<Duration>,
     /// Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50MB].
     #[arg(long, value_name = "SIZE", value_parser = flags::size)]
@@ -129,7 +129,7 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "ID")]
     crawl_id: Option<i64>,
     /// With --state: how long --join waits for the crawl to appear [default: 60s].
-    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::crawl_duration)]
     join_wait: Option<Duration>,
     /// With --state: start a new crawl even while another one is running in the database.
     #[arg(long)]
@@ -139,7 +139,7 @@ pub struct CrawlArgs {
     max_plds: Option<usize>,
     /// With --state: how long a lease lasts unless renewed; a dead node's domains are taken
     /// over after this [default: 30].
-    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds, hide = true)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::crawl_duration, hide = true)]
     lease_ttl: Option<Duration>,
     #[command(flatten)]
     output: super::flags::TextFormat,

@@ -55,6 +55,12 @@ pub fn duration_seconds(text: &str) -> Result<Duration, String> {
     duration_with_bare_unit(text, 1.0, "seconds").map(Duration::from_secs_f64)
 }
 
+/// Parses a crawl duration (delays, timeouts, leases): a duration flag within the crawler's
+/// own limit ([`ldwarc_crawl::seconds`]), so flags and `ldwarc.toml` accept the same values.
+pub fn crawl_duration(text: &str) -> Result<Duration, String> {
+    ldwarc_crawl::seconds(duration_with_bare_unit(text, 1.0, "seconds")?)
+}
+
 /// Parses a duration flag whose bare numbers historically meant seconds, returned in seconds.
 pub fn seconds_f64(text: &str) -> Result<f64, String> {
     duration_with_bare_unit(text, 1.0, "seconds")

@@ -71,7 +71,7 @@ pub struct MonitorArgs {
     #[arg(long, value_name = "NAME")]
     node: Option<String>,
     /// With --state: how long a PLD lease lasts unless renewed [default: 30s].
-    #[arg(long, value_name = "DURATION", value_parser = flags::duration_seconds, hide = true)]
+    #[arg(long, value_name = "DURATION", value_parser = flags::crawl_duration, hide = true)]
     lease_ttl: Option<Duration>,
     /// Fix the cycle's clock (RFC 3339, UTC), for tests and replays.
     #[arg(long, hide = true, value_name = "RFC3339", requires = "once", value_parser = parse_now)]

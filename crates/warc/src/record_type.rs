@@ -30,22 +30,29 @@ pub enum RecordType {
 }
 
 impl RecordType {
+    /// The eight types WARC 1.1 defines.
+    pub const STANDARD: [RecordType; 8] = [
+        Self::Warcinfo,
+        Self::Response,
+        Self::Resource,
+        Self::Request,
+        Self::Metadata,
+        Self::Revisit,
+        Self::Conversion,
+        Self::Continuation,
+    ];
+
     /// The type named by a `WARC-Type` value; names compare case-insensitively.
     pub fn parse(name: &str) -> Self {
-        let known = [
-            Self::Warcinfo,
-            Self::Response,
-            Self::Resource,
-            Self::Request,
-            Self::Metadata,
-            Self::Revisit,
-            Self::Conversion,
-            Self::Continuation,
-        ];
-        known
+        Self::STANDARD
             .into_iter()
             .find(|t| t.as_str().eq_ignore_ascii_case(name.trim()))
             .unwrap_or_else(|| Self::Unknown(name.to_string()))
+    }
+
+    /// Whether `name` is spelled exactly as one of the types WARC 1.1 defines.
+    pub fn is_standard_name(name: &str) -> bool {
+        Self::STANDARD.iter().any(|t| t.as_str() == name)
     }
 
     /// The name as WARC 1.1 spells it (an unknown type as it was written).

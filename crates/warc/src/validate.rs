@@ -5,6 +5,8 @@ use std::io::{BufRead, Read, Seek};
 
 use serde::Serialize;
 
+use crate::RecordType;
+
 use super::digest::{BlockDigester, DigestValue};
 use super::header::{REPEATABLE_FIELDS, WarcHeader};
 use super::http;
@@ -77,17 +79,6 @@ impl FileReport {
             .count()
     }
 }
-
-const KNOWN_TYPES: &[&str] = &[
-    "warcinfo",
-    "response",
-    "resource",
-    "request",
-    "metadata",
-    "revisit",
-    "conversion",
-    "continuation",
-];
 
 /// Field placement of WARC 1.1 §5: (field, record types it is mandatory in, types it must
 /// not appear in). Types not listed in either may carry the field.
@@ -289,7 +280,7 @@ fn check_header(header: &WarcHeader, offset: u64, first: bool, report: &mut File
     }
     check_repeats(header, offset, report);
     let record_type = header.record_type().unwrap_or("");
-    if !record_type.is_empty() && !KNOWN_TYPES.contains(&record_type) {
+    if !record_type.is_empty() && !RecordType::is_standard_name(record_type) {
         report.warning(offset, format!("unknown record type {record_type:?}"));
     }
     if first && record_type != "warcinfo" {
@@ -327,7 +318,7 @@ fn check_header(header: &WarcHeader, offset: u64, first: bool, report: &mut File
     {
         report.warning(offset, "block is not empty but Content-Type is missing");
     }
-    if KNOWN_TYPES.contains(&record_type) {
+    if RecordType::is_standard_name(record_type) {
         check_placement(header, record_type, offset, report);
     }
     if record_type == "revisit" {

@@ -2,21 +2,13 @@
 //! leniently: a `closest` timestamp and the names of the fields to show. A mistyped value
 //! is an error naming it, not an answer in some other order or with fields missing.
 
-use super::query::{CdxQuery, canonical_field};
+use super::query::{CdxQuery, DEFAULT_FIELDS, canonical_field};
 
-/// The field names captures have (after resolving pywb's aliases).
-pub const KNOWN_FIELDS: &[&str] = &[
-    "urlkey",
-    "timestamp",
-    "url",
-    "mime",
-    "status",
-    "digest",
-    "length",
-    "offset",
-    "filename",
-    "redirect",
-];
+/// Whether captures have a field of this name (after resolving pywb's aliases): the fields
+/// printed by default, and `redirect`.
+fn is_known_field(name: &str) -> bool {
+    name == "redirect" || DEFAULT_FIELDS.contains(&name)
+}
 
 /// Checks a `closest` value: `now`, or a timestamp of 1–14 digits.
 pub fn check_closest(value: &str) -> Result<(), String> {
@@ -34,12 +26,12 @@ pub fn check_closest(value: &str) -> Result<(), String> {
 pub fn check_fields(fields: &[String]) -> Result<(), String> {
     match fields
         .iter()
-        .find(|name| !KNOWN_FIELDS.contains(&canonical_field(name)))
+        .find(|name| !is_known_field(canonical_field(name)))
     {
         None => Ok(()),
         Some(unknown) => Err(format!(
-            "unknown field {unknown:?}: the fields are {}",
-            KNOWN_FIELDS.join(",")
+            "unknown field {unknown:?}: the fields are {},redirect",
+            DEFAULT_FIELDS.join(",")
         )),
     }
 }
