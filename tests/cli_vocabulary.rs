@@ -362,3 +362,90 @@ fn old_spellings_work_with_a_deprecation_note() {
     );
     assert!(String::from_utf8_lossy(&bare.stderr).contains("deprecated"));
 }
+
+/// Runs `ldwarc ARGS` with `input` on its standard input.
+fn run_with_stdin(args: &[&std::ffi::OsStr], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = ldwarc()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start ldwarc");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input).expect("write stdin");
+    drop(stdin);
+    child.wait_with_output().expect("ldwarc runs")
+}
+
+#[test]
+fn dash_reads_stdin_and_writes_stdout() {
+    let root = archive();
+    let dir = tempfile::tempdir().unwrap();
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let root_args = [os("--root"), root.clone().into_os_string()];
+
+    // --truth FILE and --truth - print the same comparison.
+    let truth = format!("{{\"{ALICE}\": 0.5}}");
+    let truth_file = dir.path().join("truth.json");
+    std::fs::write(&truth_file, &truth).unwrap();
+    let stats = |truth_arg: std::ffi::OsString, input: &[u8]| {
+        let mut args = vec![
+            os("stats"),
+            os("--min-observations"),
+            os("1"),
+            os("--truth"),
+        ];
+        args.push(truth_arg);
+        args.extend(root_args.iter().cloned());
+        let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        run_with_stdin(&refs, input)
+    };
+    let from_file = stats(truth_file.clone().into_os_string(), b"");
+    let from_stdin = stats(os("-"), truth.as_bytes());
+    let expected = stdout_ok(&from_file, "ldwarc stats --truth FILE");
+    assert!(expected.contains("median relative error"), "{expected}");
+    assert_eq!(stdout_ok(&from_stdin, "ldwarc stats --truth -"), expected);
+
+    // snapshot -o - is standard output.
+    let snapshot = |extra: &[&str]| {
+        let mut command = ldwarc();
+        command
+            .args(["snapshot", "@2999"])
+            .args(extra)
+            .args(&root_args);
+        run(&mut command)
+    };
+    let plain = stdout_ok(&snapshot(&[]), "ldwarc snapshot");
+    assert!(plain.lines().count() > 10, "{plain}");
+    assert_eq!(
+        stdout_ok(&snapshot(&["-o", "-"]), "ldwarc snapshot -o -"),
+        plain
+    );
+    assert!(!Path::new("-").exists(), "a file named - was written");
+
+    // Seeds from @-: the crawl tries the host of the seed it was given (no server listens
+    // there; without a seed it would refuse to start, with exit status 2).
+    let seed = "http://127.0.0.1:9/from-stdin";
+    let crawl_root = dir.path().join("crawl");
+    let crawl = run_with_stdin(
+        &[
+            &os("crawl"),
+            &os("--root"),
+            crawl_root.as_os_str(),
+            &os("--hops"),
+            &os("0"),
+            &os("--timeout"),
+            &os("2s"),
+            &os("@-"),
+        ],
+        format!("# one seed\n{seed}\n").as_bytes(),
+    );
+    let stderr = String::from_utf8_lossy(&crawl.stderr);
+    assert_eq!(crawl.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("http://127.0.0.1:9/robots.txt"),
+        "the failure names the seed's host: {stderr}"
+    );
+}

@@ -165,6 +165,42 @@ fn wacz_pages_have_titles_from_the_graph() {
     assert_eq!(pages[1]["url"], "http://example.org/berlin");
     assert_eq!(pages[1]["title"], "Berlin \"Mitte\"");
     assert_eq!(pages[1]["ts"], "2024-01-01T00:00:00Z");
+    // The scope flags of snapshot and diff choose the same captures here.
+    for (flag, value, expected) in [
+        (
+            "--prefix",
+            "http://example.org/b",
+            vec!["http://example.org/berlin"],
+        ),
+        (
+            "--host",
+            "example.org",
+            vec!["http://example.org/berlin", "http://example.org/untitled"],
+        ),
+        (
+            "--domain",
+            "example.org",
+            vec!["http://example.org/berlin", "http://example.org/untitled"],
+        ),
+    ] {
+        let scoped = dir.path().join(format!("scoped{flag}.wacz"));
+        stdout_ok(
+            &run(ldwarc()
+                .args(["export", "--root"])
+                .arg(&root)
+                .arg("--wacz")
+                .arg(&scoped)
+                .args([flag, value])),
+            &format!("ldwarc export --wacz {flag} {value}"),
+        );
+        let inspected = inspect(&scoped);
+        let mut urls: Vec<&str> = inspected["pages"].as_array().expect("pages")[1..]
+            .iter()
+            .filter_map(|p| p["url"].as_str())
+            .collect();
+        urls.sort_unstable();
+        assert_eq!(urls, expected, "export {flag} {value}");
+    }
     let nothing = run(ldwarc()
         .args(["export", "--root"])
         .arg(&root)

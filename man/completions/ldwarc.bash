@@ -429,7 +429,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__export)
-            opts="-v -q -h --root --wacz --url --from --to --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --wacz --prefix --host --domain --url --from --to --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -440,6 +440,18 @@ _ldwarc() {
                     return 0
                     ;;
                 --wacz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --domain)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

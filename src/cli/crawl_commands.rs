@@ -88,7 +88,7 @@ impl FetchArgs {
 pub struct CrawlArgs {
     #[command(flatten)]
     root: super::RootArg,
-    /// Seed URLs, or @FILE with one URL per line (# starts a comment).
+    /// Seed URLs, or @FILE with one URL per line (# starts a comment; @- reads stdin).
     #[arg(value_name = "SEED-URL | @FILE")]
     seeds: Vec<String>,
     #[command(flatten)]
@@ -239,9 +239,10 @@ pub(super) fn read_seeds(arguments: &[String]) -> Result<Vec<String>, String> {
     Ok(seeds)
 }
 
-/// The URLs of a seed file: one per line, blank lines and `#` comments skipped.
+/// The URLs of a seed file (`-`: standard input): one per line, blank lines and `#` comments
+/// skipped.
 pub(super) fn read_seed_file(path: &std::path::Path) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = flags::read_input_text(path).map_err(|e| e.to_string())?;
     Ok(text
         .lines()
         .map(str::trim)

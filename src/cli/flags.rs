@@ -21,6 +21,41 @@ use clap::{ArgAction, Args};
 
 use ldwarc_core::dynamics::duration::{DAY, parse_duration};
 
+/// Whether a file argument is `-`: standard input (or standard output for `-o`).
+pub fn is_stdio(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The whole content of a file argument, `-` reading standard input; an error names the file.
+pub fn read_input(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let named =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    if is_stdio(path) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("standard input: {e}")))?;
+        return Ok(bytes);
+    }
+    std::fs::read(path).map_err(named)
+}
+
+/// A text file argument (`-`: standard input), which must be UTF-8.
+pub fn read_input_text(path: &std::path::Path) -> std::io::Result<String> {
+    String::from_utf8(read_input(path)?).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{}: not UTF-8 text (byte {})",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
 /// The one archive root a writing or maintaining command works on.
 #[derive(Debug, Clone, Args)]
 pub struct RootArg {

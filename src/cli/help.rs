@@ -134,7 +134,7 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "the whole archive as a WACZ package",
                 ),
                 (
-                    "ldwarc export --wacz org.wacz --url '*.example.org' --from 2024 --to 2024",
+                    "ldwarc export --wacz org.wacz --domain example.org --from 2024 --to 2024",
                     "one domain's captures of 2024",
                 ),
             ],

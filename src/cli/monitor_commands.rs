@@ -23,10 +23,10 @@ use ldwarc_crawl::{CrawlConfig, CrawlOptions, check_node_name};
 pub struct MonitorArgs {
     #[command(flatten)]
     root: super::RootArg,
-    /// Kernel URLs to add (stored in the state store once and kept), or @FILE.
+    /// Kernel URLs to add (stored in the state store once and kept), or @FILE (@- reads stdin).
     #[arg(value_name = "SEED-URL | @FILE")]
     seeds: Vec<String>,
-    /// Also add the kernel URLs in FILE (one per line, # starts a comment).
+    /// Also add the kernel URLs in FILE (one per line, # starts a comment; - reads stdin).
     #[arg(long = "seeds", value_name = "FILE")]
     seeds_file: Option<PathBuf>,
     /// Run one cycle and exit (for cron); otherwise run a cycle every --every.
@@ -54,7 +54,7 @@ pub struct MonitorArgs {
     #[arg(long, default_value = "7d", value_name = "DURATION", value_parser = flags::duration_days)]
     initial_interval: f64,
     /// Ground truth: per URL its change times (the simulate --histories format); prints
-    /// recall and precision after each cycle.
+    /// recall and precision after each cycle; - reads stdin.
     #[arg(long, value_name = "FILE")]
     truth: Option<PathBuf>,
     #[command(flatten)]
@@ -106,7 +106,7 @@ fn parse_now(text: &str) -> Result<DateTime<Utc>, String> {
 /// Runs `ldwarc monitor`.
 pub fn monitor(args: MonitorArgs) -> io::Result<i32> {
     let options = monitor_options(&args).map_err(io::Error::other)?;
-    let truth = args.truth.as_ref().map(load_truth).transpose()?;
+    let truth = args.truth.as_deref().map(load_truth).transpose()?;
     let json = args.output.is_json();
     if args.once {
         let report = run_cycle(&options).map_err(io::Error::other)?;
@@ -185,11 +185,10 @@ fn shared_options(args: &MonitorArgs, crawl: &mut CrawlOptions) -> Result<(), St
     crawl.check_lease_ttl()
 }
 
-fn load_truth(path: &PathBuf) -> io::Result<Vec<ChangeHistory>> {
+fn load_truth(path: &std::path::Path) -> io::Result<Vec<ChangeHistory>> {
     let name = path.display().to_string();
-    let file =
-        std::fs::File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{name}: {e}")))?;
-    read_histories(BufReader::new(file), &name)
+    let bytes = flags::read_input(path)?;
+    read_histories(BufReader::new(bytes.as_slice()), &name)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))
 }
 

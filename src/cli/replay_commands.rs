@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::RootsArg;
-use super::output;
+use super::{flags, output};
 use ldwarc_core::replay::{
     DocumentChange, DocumentDiff, Pick, ReplayArchive, ReplayDate, Scope, SnapshotFormat,
     diff_dataset, history, snapshot,
@@ -99,7 +99,7 @@ pub struct SnapshotArgs {
     /// `{"document": URL, "graph": expanded JSON-LD}` object per document).
     #[arg(long, default_value = "nq", value_name = "nq|trig|json")]
     format: String,
-    /// Write to FILE instead of standard output (replaced only when complete).
+    /// Write to FILE instead of standard output (replaced only when complete; - is stdout).
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
 }
@@ -367,11 +367,13 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
     };
     let archive = args.root.open()?;
     let mut report = |line: &str| output::suspend_progress(|| eprintln!("ldwarc: {line}"));
-    let progress = match &args.output {
+    // `-o -` is standard output, as no -o.
+    let to_file = args.output.as_deref().filter(|p| !flags::is_stdio(p));
+    let progress = match to_file {
         None => output::for_data_on_stdout(|| output::counter("statements written")),
         Some(_) => output::counter("statements written"),
     };
-    let summary = match &args.output {
+    let summary = match to_file {
         None => {
             let mut out = output::CountingWriter::new(output::stdout(), progress.clone());
             let summary = snapshot(

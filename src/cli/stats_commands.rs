@@ -38,7 +38,7 @@ pub struct StatsArgs {
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
     /// Known change rates per day (a JSON object URL → rate, or CSV lines URL,rate): also
-    /// print the median relative error of each estimator against them.
+    /// print the median relative error of each estimator against them (- reads stdin).
     #[arg(long, value_name = "FILE")]
     truth: Option<PathBuf>,
     /// URLs with fewer observations are not compared with --truth.
@@ -172,8 +172,7 @@ pub fn stats(args: StatsArgs) -> io::Result<i32> {
 }
 
 fn read_truth(path: &Path) -> io::Result<ldwarc_core::dynamics::TruthRates> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let text = super::flags::read_input_text(path)?;
     parse_truth(&path.display().to_string(), &text)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }

@@ -7,9 +7,12 @@ use clap::Args;
 
 use super::RootArg;
 use super::RootsArg;
+use super::replay_commands::ScopeArgs;
 use ldwarc_core::archive::Archive;
 use ldwarc_core::index::indexer::{IndexOptions, update_index};
+use ldwarc_core::index::query::MatchType;
 use ldwarc_core::replay::ReplayArchive;
+use ldwarc_core::replay::Scope;
 use ldwarc_core::replay::wacz::{WaczSelection, export_wacz, import_wacz};
 
 /// Arguments of `ldwarc export`.
@@ -20,8 +23,11 @@ pub struct ExportArgs {
     /// Write a WACZ 1.1.1 package here (WARC files, CDXJ index, pages, datapackage).
     #[arg(long, value_name = "FILE")]
     wacz: PathBuf,
-    /// Only captures of these URLs: one URL, a prefix ending in `*`, or `*.host`.
-    #[arg(long, value_name = "URL")]
+    #[command(flatten)]
+    scope: ScopeArgs,
+    /// Only captures of this URL (or a pattern as `ldwarc query` takes it: a prefix ending
+    /// in `*`, or `*.domain`).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["prefix", "host", "domain"])]
     url: Option<String>,
     /// Only captures at or after this timestamp (1-14 digits).
     #[arg(long, value_name = "TIMESTAMP")]
@@ -59,8 +65,16 @@ pub fn export(args: ExportArgs) -> io::Result<i32> {
             return Ok(2);
         }
     };
+    let (url, match_type) = match (args.url, args.scope.scope()) {
+        (Some(url), _) => (Some(url), None),
+        (None, Scope::All) => (None, None),
+        (None, Scope::Prefix(prefix)) => (Some(prefix), Some(MatchType::Prefix)),
+        (None, Scope::Host(host)) => (Some(host), Some(MatchType::Host)),
+        (None, Scope::Domain(domain)) => (Some(domain), Some(MatchType::Domain)),
+    };
     let selection = WaczSelection {
-        url: args.url,
+        url,
+        match_type,
         from: args.from,
         to: args.to,
     };

@@ -4,11 +4,11 @@
 //! overview (pay-level domains, documents, captures and changes per month).
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write as _;
 
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde::Deserialize;
 
 use ldwarc_core::archive::pay_level_domain;
@@ -26,22 +26,6 @@ use super::{AppState, State as AppStateRef, base_url, blocking, response};
 /// Most rows a page lists.
 const PAGE_ROWS: usize = 2_000;
 
-/// Escapes text for HTML content and attribute values.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;max-width:90em}\
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;\
 vertical-align:top;font-size:90%}code,td.term{font-family:monospace;word-break:break-all}\
@@ -50,18 +34,30 @@ tr.removed{background:#ffe6e6}.strip{display:flex;gap:2px;margin:1em 0}.strip a{
 width:10px;height:24px;background:#bbb}.strip a.changed,.strip a.first{background:#d08c00}\
 nav a{margin-right:1em}";
 
-fn page(title: &str, body: &str) -> Response {
-    let html = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} — ldwarc</title>\
-         <style>{STYLE}</style></head><body><nav><a href=\"/\">search</a><a href=\"/overview\">\
-         overview</a></nav><h1>{}</h1>\n{body}</body></html>\n",
-        escape(title),
-        escape(title)
-    );
+/// A whole page: every value reaches the HTML through maud, which escapes it.
+fn document(title: &str, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                title { (title) " — ldwarc" }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                nav { a href="/" { "search" } a href="/overview" { "overview" } }
+                h1 { (title) }
+                (body)
+            }
+        }
+    }
+}
+
+fn page(title: &str, body: Markup) -> Response {
     let mut response = response(
         StatusCode::OK,
         "text/html; charset=utf-8",
-        html.into_bytes(),
+        document(title, body).into_string().into_bytes(),
     );
     // The pages use no scripts and load nothing from elsewhere.
     response.headers_mut().insert(
@@ -72,24 +68,36 @@ fn page(title: &str, body: &str) -> Response {
 }
 
 fn error_page(status: StatusCode, message: &str) -> Response {
-    let mut response = page("Not available", &format!("<p>{}</p>", escape(message)));
+    let mut response = page("Not available", html! { p { (message) } });
     *response.status_mut() = status;
     response
 }
 
-const SEARCH_FORM: &str = "<form action=\"/search\" method=\"get\"><input name=\"url\" size=\"60\" \
-placeholder=\"http://example.org/resource/Berlin\"> <label><input type=\"checkbox\" name=\"match\" \
-value=\"prefix\"> prefix</label> <button>search</button></form>";
+fn search_form() -> Markup {
+    html! {
+        form action="/search" method="get" {
+            input name="url" size="60" placeholder="http://example.org/resource/Berlin";
+            " "
+            label { input type="checkbox" name="match" value="prefix"; " prefix" }
+            " "
+            button { "search" }
+        }
+    }
+}
 
 /// `GET /`.
 pub(crate) async fn home() -> Response {
     page(
         "Archive",
-        &format!(
-            "<p>Find the captures of a URL, or of every URL starting with a prefix.</p>{SEARCH_FORM}\
-             <p>Machine interfaces: <code>/cdx</code> (pywb CDX API), <code>/cdx/search/cdx</code> \
-             (IA dialect), <code>/web/{{timestamp}}/{{url}}</code>, <code>/timemap/link/{{url}}</code>.</p>"
-        ),
+        html! {
+            p { "Find the captures of a URL, or of every URL starting with a prefix." }
+            (search_form())
+            p {
+                "Machine interfaces: " code { "/cdx" } " (pywb CDX API), "
+                code { "/cdx/search/cdx" } " (IA dialect), " code { "/web/{timestamp}/{url}" }
+                ", " code { "/timemap/link/{url}" } "."
+            }
+        },
     )
 }
 
@@ -110,6 +118,11 @@ fn url_param(params: &PageParams) -> Result<String, Box<Response>> {
         return Err(Box::new(error_page(StatusCode::BAD_REQUEST, "give a url")));
     }
     archived_url(text, None).map_err(|m| Box::new(error_page(StatusCode::BAD_REQUEST, &m)))
+}
+
+/// The link to a capture's page.
+fn capture_href(url: &str, timestamp: &str) -> String {
+    format!("/capture?url={}&ts={timestamp}", encode_component(url))
 }
 
 /// `GET /search?url=…[&match=prefix]`: the captured URLs with their capture counts.
@@ -146,30 +159,31 @@ pub(crate) async fn search(
             entry.1 = entry.1.clone().min(capture.timestamp.clone());
             entry.2 = entry.2.clone().max(capture.timestamp.clone());
         }
-        let mut rows = String::new();
-        for (found, (count, first, last)) in by_url.iter().take(PAGE_ROWS) {
-            let _ = write!(
-                rows,
-                "<tr><td class=\"term\"><a href=\"/timeline?url={}\">{}</a></td><td>{count}</td>\
-                 <td>{}</td><td>{}</td></tr>",
-                encode_component(found),
-                escape(found),
-                escape(&http_date(first)),
-                escape(&http_date(last))
-            );
-        }
-        let body = format!(
-            "{SEARCH_FORM}<p>{} URLs{} match <code>{}</code>.</p><table><tr><th>URL</th>\
-             <th>captures</th><th>first</th><th>last</th></tr>{rows}</table>",
-            by_url.len(),
-            if by_url.len() > PAGE_ROWS {
-                " (first 2,000 shown)"
-            } else {
-                ""
+        let cut = if by_url.len() > PAGE_ROWS {
+            " (first 2,000 shown)"
+        } else {
+            ""
+        };
+        page(
+            "Search",
+            html! {
+                (search_form())
+                p { (by_url.len()) " URLs" (cut) " match " code { (url) } "." }
+                table {
+                    tr { th { "URL" } th { "captures" } th { "first" } th { "last" } }
+                    @for (found, (count, first, last)) in by_url.iter().take(PAGE_ROWS) {
+                        tr {
+                            td class="term" {
+                                a href={ "/timeline?url=" (encode_component(found)) } { (found) }
+                            }
+                            td { (count) }
+                            td { (http_date(first)) }
+                            td { (http_date(last)) }
+                        }
+                    }
+                }
             },
-            escape(&url)
-        );
-        page("Search", &body)
+        )
     })
     .await
 }
@@ -186,66 +200,88 @@ pub(crate) async fn timeline(
     blocking(&state, move |state| timeline_page(state, &url)).await
 }
 
+/// One row of a timeline: what the page shows of a capture.
+struct TimelineRow<'a> {
+    timestamp: &'a str,
+    class: &'a str,
+    link: String,
+    status: String,
+    statements: String,
+    /// The timestamp of the last earlier capture with a graph, when this one can be diffed.
+    diff_from: Option<String>,
+    detail: String,
+}
+
 fn timeline_page(state: &AppState, url: &str) -> Response {
     let entries = match history(&state.archive, url) {
         Ok(entries) => entries,
         Err(error) => return error_page(StatusCode::NOT_FOUND, &error.to_string()),
     };
-    let mut strip = String::new();
-    let mut rows = String::new();
+    let mut rows = Vec::new();
     let mut changes = 0;
     let mut previous_graph: Option<String> = None;
     for entry in entries.iter().take(PAGE_ROWS) {
         let capture = &entry.capture;
-        let class = entry.change.label();
-        let capture_link = format!(
-            "/capture?url={}&amp;ts={}",
-            encode_component(&capture.url),
-            capture.timestamp
-        );
-        let _ = write!(
-            strip,
-            "<a class=\"{class}\" href=\"{capture_link}\" title=\"{} {class}\"></a>",
-            capture.timestamp
-        );
-        let diff_link = match (&entry.change, &previous_graph) {
-            (HistoryChange::Changed | HistoryChange::SameGraph, Some(before)) => format!(
-                "<a class=\"diff\" href=\"/diff?url={}&amp;from={before}&amp;to={}\">diff</a>",
-                encode_component(url),
-                capture.timestamp
-            ),
-            _ => String::new(),
-        };
         if matches!(entry.change, HistoryChange::Changed) {
             changes += 1;
         }
-        let detail = match &entry.change {
-            HistoryChange::Redirect(target) => format!("→ {}", escape(target)),
-            HistoryChange::NoGraph(reason) => escape(reason),
-            _ => String::new(),
+        let diff_from = match entry.change {
+            HistoryChange::Changed | HistoryChange::SameGraph => previous_graph.clone(),
+            _ => None,
         };
-        let _ = write!(
-            rows,
-            "<tr class=\"{class}\"><td><a href=\"{capture_link}\">{}</a></td><td>{}</td><td>{class}</td>\
-             <td>{}</td><td>{diff_link}</td><td>{detail}</td></tr>",
-            escape(&http_date(&capture.timestamp)),
-            capture.status.map_or("-".into(), |s| s.to_string()),
-            entry.statements.map_or("-".into(), |n| n.to_string()),
-        );
+        rows.push(TimelineRow {
+            timestamp: &capture.timestamp,
+            class: entry.change.label(),
+            link: capture_href(&capture.url, &capture.timestamp),
+            status: capture.status.map_or("-".into(), |s| s.to_string()),
+            statements: entry.statements.map_or("-".into(), |n| n.to_string()),
+            diff_from,
+            detail: match &entry.change {
+                HistoryChange::Redirect(target) => format!("→ {target}"),
+                HistoryChange::NoGraph(reason) => reason.clone(),
+                _ => String::new(),
+            },
+        });
         if entry.graph_hash.is_some() {
             previous_graph = Some(capture.timestamp.clone());
         }
     }
-    let body = format!(
-        "<p class=\"summary\"><code>{}</code>: {} captures, {changes} graph changes. \
-         <a href=\"/timemap/link/{}\">TimeMap</a></p><div class=\"strip\">{strip}</div>\
-         <table id=\"timeline\"><tr><th>captured</th><th>status</th><th>change</th><th>statements</th>\
-         <th></th><th></th></tr>{rows}</table>",
-        escape(url),
-        entries.len(),
-        escape(url)
-    );
-    page("Timeline", &body)
+    let encoded = encode_component(url);
+    page(
+        "Timeline",
+        html! {
+            p class="summary" {
+                code { (url) } ": " (entries.len()) " captures, " (changes) " graph changes. "
+                a href={ "/timemap/link/" (url) } { "TimeMap" }
+            }
+            div class="strip" {
+                @for row in &rows {
+                    a class=(row.class) href=(row.link) title={ (row.timestamp) " " (row.class) } {}
+                }
+            }
+            table id="timeline" {
+                tr {
+                    th { "captured" } th { "status" } th { "change" } th { "statements" } th {} th {}
+                }
+                @for row in &rows {
+                    tr class=(row.class) {
+                        td { a href=(row.link) { (http_date(row.timestamp)) } }
+                        td { (row.status) }
+                        td { (row.class) }
+                        td { (row.statements) }
+                        td {
+                            @if let Some(before) = &row.diff_from {
+                                a class="diff"
+                                    href={ "/diff?url=" (encoded) "&from=" (before) "&to=" (row.timestamp) }
+                                    { "diff" }
+                            }
+                        }
+                        td { (row.detail) }
+                    }
+                }
+            }
+        },
+    )
 }
 
 /// `GET /capture?url=…&ts=…`.
@@ -270,43 +306,36 @@ pub(crate) async fn capture(
 }
 
 /// Rows of a header-field table.
-fn header_rows(archived: &ArchivedResponse) -> String {
-    let mut rows = String::new();
-    for (name, value) in &archived.head.headers {
-        let _ = write!(
-            rows,
-            "<tr><th>{}</th><td class=\"term\">{}</td></tr>",
-            escape(name),
-            escape(value)
-        );
+fn header_rows(archived: &ArchivedResponse) -> Markup {
+    html! {
+        @for (name, value) in &archived.head.headers {
+            tr { th { (name) } td class="term" { (value) } }
+        }
     }
-    rows
 }
 
 /// Links to the previous and next mementos of the set, for stepping through captures.
-fn capture_navigation(set: &MementoSet, capture: &Capture) -> String {
+fn capture_navigation(set: &MementoSet, capture: &Capture) -> Markup {
     let Some(position) = set.position_of(&capture.timestamp) else {
-        return String::new();
+        return html! {};
     };
-    let link = |index: usize, label: &str, rel: &str| {
-        set.captures.get(index).map_or(String::new(), |other| {
-            format!(
-                "<a rel=\"{rel}\" href=\"/capture?url={}&amp;ts={}\">{label} {}</a>",
-                encode_component(&set.url),
-                other.timestamp,
-                escape(&http_date(&other.timestamp))
-            )
-        })
+    let link = |index: Option<usize>, label: &str, rel: &str| {
+        let other = index.and_then(|i| set.captures.get(i));
+        html! {
+            @if let Some(other) = other {
+                a rel=(rel) href=(capture_href(&set.url, &other.timestamp)) {
+                    (label) " " (http_date(&other.timestamp))
+                }
+            }
+        }
     };
-    let previous = position
-        .checked_sub(1)
-        .map_or(String::new(), |p| link(p, "←", "prev"));
-    format!(
-        "<p class=\"captures\">{previous} <span>capture {} of {}</span> {}</p>",
-        position + 1,
-        set.captures.len(),
-        link(position + 1, "→", "next")
-    )
+    html! {
+        p class="captures" {
+            (link(position.checked_sub(1), "←", "prev"))
+            " " span { "capture " (position + 1) " of " (set.captures.len()) } " "
+            (link(Some(position + 1), "→", "next"))
+        }
+    }
 }
 
 /// The capture page: header fields, triples, other syntaxes, and links to the previous and
@@ -319,93 +348,76 @@ pub(crate) fn capture_page(
     parsed: &ParsedGraph,
     revisit: Option<&ArchivedResponse>,
 ) -> String {
-    let mut headers = header_rows(revisit.unwrap_or(archived));
-    let revisit_note = revisit.map_or(String::new(), |_| {
-        let original = capture
-            .refers_to_timestamp
-            .as_deref()
-            .map_or("an earlier capture".to_string(), |t| {
-                format!(
-                    "the capture of <a href=\"/capture?url={}&amp;ts={t}\">{}</a>",
-                    encode_component(&set.url),
-                    escape(&http_date(t))
-                )
-            });
-        headers.push_str(&format!(
-            "<tr><th colspan=\"2\">header fields of the original</th></tr>{}",
-            header_rows(archived)
-        ));
-        format!(
-            "<p class=\"revisit\">A revisit: the server answered <strong>304 Not Modified</strong>, \
-             so the document was unchanged since {original}; its statements are shown.</p>"
-        )
-    });
     let graph = &parsed.graph;
-    let mut triples = String::new();
-    for quad in graph.quads().iter().take(PAGE_ROWS) {
-        let terms: Vec<String> = quad
-            .terms()
-            .map(|t| format!("<td class=\"term\">{}</td>", escape(graph.term(t))))
-            .collect();
-        let _ = write!(triples, "<tr>{}</tr>", terms.join(""));
-    }
-    let shown = graph.len().min(PAGE_ROWS);
-    let cut = if graph.len() > PAGE_ROWS {
-        format!(
-            "<p class=\"cut\">The first {shown} of {} statements are shown; every one is in \
-             the syntaxes above.</p>",
-            graph.len()
-        )
-    } else {
-        String::new()
-    };
     // A document with named graphs is offered only in the syntaxes that keep them.
-    let syntaxes: Vec<String> = OutputFormat::ALL
+    let syntaxes: Vec<&OutputFormat> = OutputFormat::ALL
         .iter()
         .filter(|f| f.has_graphs() || !graph.has_named_graphs())
-        .map(|f| {
-            format!(
-                "<a href=\"/render?url={}&amp;ts={}&amp;format={}\">{}</a>",
-                encode_component(&capture.url),
-                capture.timestamp,
-                f.name(),
-                f.name()
-            )
-        })
         .collect();
-    let warning = parsed.error.as_ref().map_or(String::new(), |error| {
-        format!(
-            "<p class=\"warning\"><strong>This payload does not parse whole</strong> as {}: {}. \
-             The statements before the error are shown.</p>",
-            parsed.syntax.name(),
-            escape(error)
-        )
-    });
-    let body = format!(
-        "{navigation}{warning}{revisit_note}<p><code>{url}</code> as captured {date} (HTTP {status}, {syntax}, {count} statements).</p>\
-         <p>Other syntaxes: {links} · <a href=\"{raw}\">archived bytes</a> · <a href=\"/timeline?url={enc}\">timeline</a></p>\
-         <h2>Archived header fields</h2><table>{headers}</table>\
-         <h2>Statements</h2><table id=\"triples\"><tr><th>subject</th><th>predicate</th><th>object</th></tr>{triples}</table>{cut}",
-        navigation = capture_navigation(set, capture),
-        url = escape(&capture.url),
-        date = escape(&http_date(&capture.timestamp)),
-        status = revisit
-            .unwrap_or(archived)
-            .head
-            .status
-            .map_or("-".into(), |s| s.to_string()),
-        syntax = parsed.syntax.name(),
-        count = graph.len(),
-        links = syntaxes.join(" "),
-        raw = escape(&set.memento_uri(&capture.timestamp, "id_")),
-        enc = encode_component(&capture.url),
-    );
-    let html = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Capture — ldwarc</title>\
-         <style>{STYLE}</style></head><body><nav><a href=\"/\">search</a><a href=\"/overview\">overview</a>\
-         </nav><h1>Capture</h1>\n{body}</body></html>\n"
-    );
-    html
+    let status = revisit
+        .unwrap_or(archived)
+        .head
+        .status
+        .map_or("-".into(), |s| s.to_string());
+    let encoded = encode_component(&capture.url);
+    let body = html! {
+        (capture_navigation(set, capture))
+        @if let Some(error) = &parsed.error {
+            p class="warning" {
+                strong { "This payload does not parse whole" } " as " (parsed.syntax.name())
+                ": " (error) ". The statements before the error are shown."
+            }
+        }
+        @if revisit.is_some() {
+            p class="revisit" {
+                "A revisit: the server answered " strong { "304 Not Modified" }
+                ", so the document was unchanged since "
+                @if let Some(original) = capture.refers_to_timestamp.as_deref() {
+                    "the capture of " a href=(capture_href(&set.url, original)) { (http_date(original)) }
+                } @else {
+                    "an earlier capture"
+                }
+                "; its statements are shown."
+            }
+        }
+        p {
+            code { (capture.url) } " as captured " (http_date(&capture.timestamp)) " (HTTP "
+            (status) ", " (parsed.syntax.name()) ", " (graph.len()) " statements)."
+        }
+        p {
+            "Other syntaxes: "
+            @for (n, format) in syntaxes.iter().enumerate() {
+                @if n > 0 { " " }
+                a href={ "/render?url=" (encoded) "&ts=" (capture.timestamp) "&format=" (format.name()) } {
+                    (format.name())
+                }
+            }
+            " · " a href=(set.memento_uri(&capture.timestamp, "id_")) { "archived bytes" }
+            " · " a href={ "/timeline?url=" (encoded) } { "timeline" }
+        }
+        h2 { "Archived header fields" }
+        table {
+            (header_rows(revisit.unwrap_or(archived)))
+            @if revisit.is_some() {
+                tr { th colspan="2" { "header fields of the original" } }
+                (header_rows(archived))
+            }
+        }
+        h2 { "Statements" }
+        table id="triples" {
+            tr { th { "subject" } th { "predicate" } th { "object" } }
+            @for quad in graph.quads().iter().take(PAGE_ROWS) {
+                tr { @for term in quad.terms() { td class="term" { (graph.term(term)) } } }
+            }
+        }
+        @if graph.len() > PAGE_ROWS {
+            p class="cut" {
+                "The first " (PAGE_ROWS) " of " (graph.len())
+                " statements are shown; every one is in the syntaxes above."
+            }
+        }
+    };
+    document("Capture", body).into_string()
 }
 
 /// `GET /render?url=…&ts=…&format=ttl`: a memento in a named syntax (links from pages).
@@ -476,38 +488,34 @@ fn diff_page(state: &AppState, url: &str, from: &str, to: &str) -> Response {
         (Err(e), _) | (_, Err(e)) => return error_page(StatusCode::NOT_FOUND, &e),
     };
     let changes = graph_diff(&old.parsed.graph, &new.parsed.graph);
-    let mut rows = String::new();
-    for (class, sign, quads) in [
-        ("removed", "−", &changes.removed),
-        ("added", "+", &changes.added),
-    ] {
-        for quad in quads.iter().take(PAGE_ROWS) {
-            let terms: Vec<String> = quad
-                .terms()
-                .map(|t| format!("<td class=\"term\">{}</td>", escape(t)))
-                .collect();
-            let _ = write!(
-                rows,
-                "<tr class=\"{class}\"><td>{sign}</td>{}</tr>",
-                terms.join("")
-            );
-        }
-    }
     let old_stamp = &old.resolution.capture.timestamp;
     let new_stamp = &new.resolution.capture.timestamp;
-    let body = format!(
-        "<p class=\"summary\"><code>{}</code> from {} to {}: {} removed, {} added, {} unchanged.</p>\
-         <p><a href=\"/timeline?url={}\">timeline</a></p><table id=\"diff\"><tr><th></th><th>subject</th>\
-         <th>predicate</th><th>object</th></tr>{rows}</table>",
-        escape(url),
-        escape(&http_date(old_stamp)),
-        escape(&http_date(new_stamp)),
-        changes.removed_count(),
-        changes.added_count(),
-        changes.unchanged,
-        encode_component(url)
-    );
-    page("Diff", &body)
+    let sides = [
+        ("removed", "−", &changes.removed),
+        ("added", "+", &changes.added),
+    ];
+    page(
+        "Diff",
+        html! {
+            p class="summary" {
+                code { (url) } " from " (http_date(old_stamp)) " to " (http_date(new_stamp)) ": "
+                (changes.removed_count()) " removed, " (changes.added_count()) " added, "
+                (changes.unchanged) " unchanged."
+            }
+            p { a href={ "/timeline?url=" (encode_component(url)) } { "timeline" } }
+            table id="diff" {
+                tr { th {} th { "subject" } th { "predicate" } th { "object" } }
+                @for (class, sign, quads) in sides {
+                    @for quad in quads.iter().take(PAGE_ROWS) {
+                        tr class=(class) {
+                            td { (sign) }
+                            @for term in quad.terms() { td class="term" { (term) } }
+                        }
+                    }
+                }
+            }
+        },
+    )
 }
 
 /// Figures of the whole archive, computed once.
@@ -584,28 +592,38 @@ pub(crate) async fn overview(State(state): State<AppStateRef>) -> Response {
         };
         let mut plds: Vec<(&String, &(usize, usize))> = overview.plds.iter().collect();
         plds.sort_by(|a, b| b.1.1.cmp(&a.1.1).then(a.0.cmp(b.0)));
-        let mut pld_rows = String::new();
-        for (pld, (documents, captures)) in plds.iter().take(PAGE_ROWS) {
-            let _ = write!(
-                pld_rows,
-                "<tr><td><a href=\"/search?url={}&amp;match=prefix\">{}</a></td><td>{documents}</td><td>{captures}</td></tr>",
-                encode_component(&format!("http://{pld}/")),
-                escape(pld)
-            );
-        }
-        let mut month_rows = String::new();
-        for (month, (captures, changes)) in &overview.months {
-            let _ = write!(month_rows, "<tr><td>{month}</td><td>{captures}</td><td>{changes}</td></tr>");
-        }
-        let body = format!(
-            "<p class=\"summary\">{} pay-level domains, {} documents, {} captures.</p>\
-             <h2>Pay-level domains</h2><table><tr><th>PLD</th><th>documents</th><th>captures</th></tr>{pld_rows}</table>\
-             <h2>Over time</h2><table><tr><th>month</th><th>captures</th><th>changed payloads</th></tr>{month_rows}</table>",
-            overview.plds.len(),
-            overview.documents,
-            overview.captures
-        );
-        page("Overview", &body)
+        let month_rows = &overview.months;
+        page(
+            "Overview",
+            html! {
+                p class="summary" {
+                    (overview.plds.len()) " pay-level domains, " (overview.documents)
+                    " documents, " (overview.captures) " captures."
+                }
+                h2 { "Pay-level domains" }
+                table {
+                    tr { th { "PLD" } th { "documents" } th { "captures" } }
+                    @for (pld, (documents, captures)) in plds.iter().take(PAGE_ROWS) {
+                        tr {
+                            td {
+                                a href={ "/search?url=" (encode_component(&format!("http://{pld}/"))) "&match=prefix" } {
+                                    (pld)
+                                }
+                            }
+                            td { (documents) }
+                            td { (captures) }
+                        }
+                    }
+                }
+                h2 { "Over time" }
+                table {
+                    tr { th { "month" } th { "captures" } th { "changed payloads" } }
+                    @for (month, (captures, changes)) in month_rows {
+                        tr { td { (month) } td { (captures) } td { (changes) } }
+                    }
+                }
+            },
+        )
     })
     .await
 }
@@ -615,10 +633,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_markup() {
-        assert_eq!(
-            escape("<a href=\"x\">&'"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+    fn values_are_escaped_in_text_and_attributes() {
+        let hostile = "<script>\"&'";
+        let html = error_page_body(hostile);
+        assert!(!html.contains("<script>"), "{html}");
+        assert!(html.contains("&lt;script&gt;&quot;&amp;'"), "{html}");
+        let link = html! { a href=(capture_href(hostile, "2024")) { (hostile) } }.into_string();
+        assert!(
+            link.starts_with("<a href=\"/capture?url=%3Cscript%3E"),
+            "{link}"
         );
+        assert!(link.contains("&amp;ts=2024\">&lt;script&gt;"), "{link}");
+    }
+
+    fn error_page_body(message: &str) -> String {
+        document("Not available", html! { p { (message) } }).into_string()
     }
 }

@@ -24,7 +24,7 @@ use zip::write::SimpleFileOptions;
 
 use crate::index::Capture;
 use crate::index::cdxj::cdxj_line;
-use crate::index::query::{CdxQuery, run_query};
+use crate::index::query::{CdxQuery, MatchType, run_query};
 use ldwarc_warc::time::parse_wayback_timestamp;
 
 use super::{Pick, ReplayArchive, ReplayDate, is_replayable};
@@ -49,6 +49,8 @@ pub struct WaczSelection {
     /// A URL pattern as `ldwarc query` takes it (`example.org/*`, `*.example.org`, or one
     /// URL); `None`: every capture.
     pub url: Option<String>,
+    /// How `url` matches (as `ldwarc query --match`); `None`: from the pattern's form.
+    pub match_type: Option<MatchType>,
     /// Captures at or after this timestamp (1–14 digits, padded as pywb pads).
     pub from: Option<String>,
     /// Captures at or before this timestamp.
@@ -108,6 +110,7 @@ fn selected(archive: &ReplayArchive, selection: &WaczSelection) -> io::Result<Ve
             let query = CdxQuery {
                 from: selection.from.clone(),
                 to: selection.to.clone(),
+                match_type: selection.match_type,
                 ..CdxQuery::new(url)
             };
             captures = run_query(archive.merged_index(), &query)?;
