@@ -1093,7 +1093,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__parse)
-            opts="-v -q -h --base --media-type --format --microdata-registry --report --verbose --quiet --log-format --help"
+            opts="-v -q -h --base --media-type --format --microdata-registry --report --document --rdfa-graph --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1112,6 +1112,14 @@ _ldwarc() {
                     return 0
                     ;;
                 --microdata-registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --document)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rdfa-graph)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

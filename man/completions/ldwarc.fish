@@ -219,6 +219,8 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l base -d 'Base IR
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l media-type -d 'The documents\' media type, as a server would send it (default: from the file name extension); the content is sniffed as well, as replay does' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l format -d 'Output syntax (default: nt, or nq when the graph has named graphs)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l microdata-registry -d 'A Microdata vocabulary registry (JSON, as the W3C Microdata to RDF note defines it) to use beside the one shipped with ldwarc' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l document -d 'A local copy of the document published at URL: a JSON-LD context, or an RDFa vocabulary (a page whose @vocab names it gets the sub-property, sub-class and equivalence statements it entails). Repeatable; nothing is fetched' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l rdfa-graph -d 'The RDFa graph of pages: output (the data), processor (the RDFa processor graph: an rdfa:Error or rdfa:Warning per problem, and no data) or both' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l report -d 'Print on stderr, per page, how many statements each embedded syntax gave (RDFa, Microdata, JSON-LD blocks, Turtle-family blocks)'

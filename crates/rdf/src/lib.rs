@@ -30,7 +30,9 @@ pub use diff::{DiffFormat, DiffQuad, GraphDiff, UnknownDiffFormat, diff};
 pub use graph::{
     DEFAULT_GRAPH, Graph, ParsedGraph, Quad, TermId, TermSort, parse_graph, spell_term, term_sort,
 };
-pub use html::{EmbeddedReport, MicrodataRegistry, parse_page};
+pub use html::{
+    EmbeddedReport, MicrodataRegistry, PageOptions, RdfaGraph, parse_page, parse_page_with,
+};
 pub use jsonld::{BundledContexts, ContextSource, NoContexts};
 pub use links::{DEFAULT_MAX_LINKS, Extracted, LinkOptions, RdfError, extract_links};
 pub use serialize::{OutputFormat, SerializeError, write_graph};

@@ -93,10 +93,13 @@ pub(crate) fn parse_statements<S: StatementSink>(
             }
         },
         Syntax::Html | Syntax::Xhtml => {
-            let xhtml = syntax == Syntax::Xhtml;
+            let options = html::PageOptions {
+                xhtml: syntax == Syntax::Xhtml,
+                ..html::PageOptions::default()
+            };
             let registry = MicrodataRegistry::shipped();
             let (report, result) =
-                html::extract_embedded(body, xhtml, base, contexts, registry, sink);
+                html::extract_embedded(body, &options, base, contexts, registry, sink);
             remote_contexts.clone_from(&report.remote_contexts);
             missing_contexts.clone_from(&report.missing_contexts);
             embedded = Some(report);
