@@ -30,6 +30,7 @@ mod demo;
 mod diff_interop;
 mod foreign_files;
 mod html_interop;
+mod html_options;
 mod html_pages;
 mod index_cdxj;
 mod index_crash;

@@ -312,6 +312,12 @@ fn microdata_to_rdf_tests() {
             .arg(dir.join(action))
             .args(["--base", &format!("{MICRODATA_BASE}/{action}")]));
         let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{action} was not rejected: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{action}: a graph was written");
         assert!(
             stderr.contains("itemref"),
             "{action}: the itemref cycle was not reported: {stderr}"

@@ -1093,7 +1093,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__parse)
-            opts="-v -q -h --base --media-type --format --microdata-registry --report --document --rdfa-graph --verbose --quiet --log-format --help"
+            opts="-v -q -h --base --media-type --format --microdata-registry --report --document --rdfa-graph --syntax --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1120,6 +1120,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --rdfa-graph)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --syntax)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1397,7 +1401,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__replay)
-            opts="-v -q -h --root --format --raw --pick --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --format --raw --pick --syntax --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1412,6 +1416,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --pick)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --syntax)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1559,7 +1567,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__snapshot)
-            opts="-o -v -q -h --root --prefix --host --domain --format --output --verbose --quiet --log-format --help"
+            opts="-o -v -q -h --root --prefix --host --domain --format --output --syntax --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1590,6 +1598,10 @@ _ldwarc() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --syntax)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

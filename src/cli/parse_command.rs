@@ -7,8 +7,9 @@ use clap::Args;
 
 use super::output;
 use ldwarc_rdf::{
-    ContextSource, Graph, MicrodataRegistry, OutputFormat, PageOptions, ParsedGraph, RdfaGraph,
-    SNIFF_LEN, Syntax, choose_syntaxes, parse_graph, parse_page_with, write_graph,
+    ContextSource, EmbeddedSyntaxes, Graph, MicrodataRegistry, OutputFormat, PageOptions,
+    ParsedGraph, RdfaGraph, SNIFF_LEN, Syntax, charset_parameter, choose_syntaxes, parse_graph,
+    parse_page_with, write_graph,
 };
 
 /// Arguments of `ldwarc parse`.
@@ -45,6 +46,13 @@ pub struct ParseArgs {
     /// an rdfa:Error or rdfa:Warning per problem, and no data) or both.
     #[arg(long, value_name = "output|processor|both", default_value = "output")]
     rdfa_graph: RdfaGraph,
+    /// Keep only these embedded syntaxes of pages (comma-separated).
+    #[arg(
+        long,
+        value_name = "rdfa,microdata,jsonld,turtle",
+        default_value = "rdfa,microdata,jsonld,turtle"
+    )]
+    syntax: EmbeddedSyntaxes,
 }
 
 /// Documents given with `--document`, by URL.
@@ -95,6 +103,12 @@ pub fn parse_command(args: ParseArgs) -> io::Result<i32> {
     let mut graphs = Vec::with_capacity(args.files.len());
     for file in &args.files {
         let parsed = parse_file(file, &args, &registry, &documents)?;
+        if let Some(rejected) = parsed.embedded.as_ref().and_then(|e| e.rejected.first()) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{file}: {rejected}: invalid Microdata, nothing written"),
+            ));
+        }
         report(file, &parsed, args.report);
         graphs.push(parsed.graph);
     }
@@ -134,7 +148,8 @@ fn parse_file(
         Some(&page) if page.is_page() => {
             let options = PageOptions {
                 xhtml: page == Syntax::Xhtml,
-                charset: content_type.as_deref().and_then(charset_of),
+                charset: content_type.as_deref().and_then(charset_parameter),
+                syntaxes: args.syntax,
                 rdfa_graph: args.rdfa_graph,
             };
             let (graph, report) = parse_page_with(&bytes, &options, &base, documents, registry)
@@ -152,16 +167,6 @@ fn parse_file(
             parse_graph(&bytes, &syntaxes, &base, documents).map_err(|e| unreadable(e.to_string()))
         }
     }
-}
-
-/// The `charset` parameter of a media type, unquoted.
-fn charset_of(content_type: &str) -> Option<String> {
-    content_type.split(';').skip(1).find_map(|parameter| {
-        let (name, value) = parameter.split_once('=')?;
-        name.trim()
-            .eq_ignore_ascii_case("charset")
-            .then(|| value.trim().trim_matches('"').to_string())
-    })
 }
 
 /// The bytes of a file (or standard input) and its default base IRI.

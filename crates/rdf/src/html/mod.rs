@@ -57,6 +57,9 @@ pub struct EmbeddedReport {
     pub remote_contexts: Vec<String>,
     /// JSON-LD blocks: the remote contexts no source had.
     pub missing_contexts: Vec<String>,
+    /// Errors a conforming processor must reject the page for (a Microdata `itemref`
+    /// cycle, as the Microdata to RDF tests require); the rest of the data is still read.
+    pub rejected: Vec<String>,
 }
 
 impl EmbeddedReport {
@@ -117,6 +120,60 @@ pub struct PageOptions {
     pub charset: Option<String>,
     /// The RDFa graph wanted.
     pub rdfa_graph: RdfaGraph,
+    /// The embedded syntaxes read; the others are skipped (and count 0 in the report).
+    pub syntaxes: EmbeddedSyntaxes,
+}
+
+/// A choice of embedded syntaxes, e.g. from `--syntax rdfa,jsonld`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmbeddedSyntaxes {
+    /// RDFa attributes.
+    pub rdfa: bool,
+    /// Microdata items.
+    pub microdata: bool,
+    /// `<script type="application/ld+json">` blocks.
+    pub json_ld: bool,
+    /// Turtle-family script blocks (Turtle, N-Triples, N-Quads, TriG).
+    pub turtle: bool,
+}
+
+impl Default for EmbeddedSyntaxes {
+    fn default() -> Self {
+        EmbeddedSyntaxes {
+            rdfa: true,
+            microdata: true,
+            json_ld: true,
+            turtle: true,
+        }
+    }
+}
+
+impl std::str::FromStr for EmbeddedSyntaxes {
+    type Err = String;
+
+    /// A comma-separated list of `rdfa`, `microdata`, `jsonld` (or `json-ld`), `turtle`.
+    fn from_str(value: &str) -> Result<Self, String> {
+        let mut chosen = EmbeddedSyntaxes {
+            rdfa: false,
+            microdata: false,
+            json_ld: false,
+            turtle: false,
+        };
+        for name in value.split(',').map(str::trim) {
+            match name.to_ascii_lowercase().as_str() {
+                "rdfa" => chosen.rdfa = true,
+                "microdata" => chosen.microdata = true,
+                "jsonld" | "json-ld" => chosen.json_ld = true,
+                "turtle" => chosen.turtle = true,
+                _ => {
+                    return Err(format!(
+                        "unknown embedded syntax {name:?} (expected rdfa, microdata, jsonld or turtle)"
+                    ));
+                }
+            }
+        }
+        Ok(chosen)
+    }
 }
 
 const RDFA_NS: &str = "http://www.w3.org/ns/rdfa#";
@@ -239,8 +296,13 @@ pub(crate) fn extract_embedded<S: StatementSink>(
     let url = base;
     let base = document_base(&document.root, url);
 
+    let chosen = options.syntaxes;
     let mut rdfa_out = Emitter::new("r");
-    let problems = rdfa::extract(&document, &base, url, contexts, &mut rdfa_out);
+    let problems = if chosen.rdfa {
+        rdfa::extract(&document, &base, url, contexts, &mut rdfa_out)
+    } else {
+        Vec::new()
+    };
     report.rdfa = rdfa_out.len();
     if options.rdfa_graph != RdfaGraph::Output {
         let mut processor_out = Emitter::new("p");
@@ -252,13 +314,17 @@ pub(crate) fn extract_embedded<S: StatementSink>(
         deliver(processor_out, sink);
     }
     let mut microdata_out = Emitter::new("m");
-    report.errors = microdata::extract(&document.root, &base, registry, &mut microdata_out);
+    if chosen.microdata {
+        report.rejected = microdata::extract(&document.root, &base, registry, &mut microdata_out);
+        report.errors.clone_from(&report.rejected);
+    }
     report.microdata = microdata_out.len();
     let mut script_out = Emitter::new("s");
     scripts::extract(
         &document.root,
         &base,
         contexts,
+        (chosen.json_ld, chosen.turtle),
         &mut report,
         &mut script_out,
     );
@@ -376,6 +442,16 @@ fn decode_page<'b>(body: &'b [u8], transport: Option<&str>) -> std::borrow::Cow<
         }
         _ => String::from_utf8_lossy(body),
     }
+}
+
+/// The `charset` parameter of a media type, unquoted.
+pub fn charset_parameter(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|parameter| {
+        let (name, value) = parameter.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches('"').to_string())
+    })
 }
 
 /// The base of a page: the first `<base href>`, resolved against the page URL.
