@@ -257,10 +257,10 @@ fn page(rng: &mut SplitMix64, index: usize, url: &str, target: usize) -> String 
         );
     }
     html.push_str("</ul></nav></header>\n<main>\n");
-    if index % 3 == 0 {
+    if index.is_multiple_of(3) {
         rdfa_lite(rng, &mut html, url, &name, &price);
     }
-    if index % 2 == 0 {
+    if index.is_multiple_of(2) {
         microdata(rng, &mut html, url);
     }
     filler(rng, &mut html, target);
