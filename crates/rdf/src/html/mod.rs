@@ -315,8 +315,11 @@ pub(crate) fn extract_embedded<S: StatementSink>(
     }
     let mut microdata_out = Emitter::new("m");
     if chosen.microdata {
-        report.rejected = microdata::extract(&document.root, &base, registry, &mut microdata_out);
-        report.errors.clone_from(&report.rejected);
+        let (errors, cycles) =
+            microdata::extract(&document.root, &base, registry, &mut microdata_out);
+        report.errors = errors;
+        report.errors.extend(cycles.iter().cloned());
+        report.rejected = cycles;
     }
     report.microdata = microdata_out.len();
     let mut script_out = Emitter::new("s");
