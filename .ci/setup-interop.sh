@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the tools the interop tests compare ldwarc against: a Python venv at .venv with
-# warcio, fastwarc, cdxj-indexer, surt, rdflib, pyoxigraph and cdx-toolkit from PyPI, and the pywb 2.10.0
+# warcio, fastwarc, cdxj-indexer, surt, rdflib, pyoxigraph, cdx-toolkit, pyRdfa3 and extruct from PyPI,
+# microdata-rdf-streaming-parser and n3 from npm at .npm-tools, and the pywb 2.10.0
 # sample archive (from the pywb wheel) under .ci/cache, and pywb 2.10.0 itself in a second venv
 # at .venv-pywb, with py-wacz 0.6.0 (the `wacz` validator, which depends on pywb). Idempotent.
 #
@@ -16,7 +17,15 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/pip install --quiet --disable-pip-version-check \
   'warcio==1.8.1' 'fastwarc==2.0.1' 'cdxj-indexer==1.5.0' 'surt==0.3.1' 'rdflib==7.6.0' 'pyoxigraph==0.5.13' \
-  'cdx-toolkit==0.9.39'
+  'cdx-toolkit==0.9.39' 'pyRdfa3==3.6.5' 'extruct==0.18.0'
+
+# The Microdata processor the embedded-data interop test compares against, with the N-Quads
+# writer its runner script uses, in a folder of the worktree.
+if [ ! -d .npm-tools/node_modules/microdata-rdf-streaming-parser ]; then
+  mkdir -p .npm-tools
+  npm install --prefix .npm-tools --no-audit --no-fund --silent \
+    'microdata-rdf-streaming-parser@3.0.0' 'n3@1.17.4'
+fi
 
 if [ ! -x .venv-pywb/bin/python ]; then
   "$PYTHON" -m venv .venv-pywb
@@ -41,5 +50,5 @@ with zipfile.ZipFile(wheel) as z:
 PY
   rm -rf "$tmp"
 fi
-echo "interop tools ready: $(.venv/bin/python -c 'from importlib.metadata import version as v; print(", ".join(f"{p} {v(p)}" for p in ("warcio", "fastwarc", "cdxj-indexer", "surt", "rdflib", "pyoxigraph", "cdx-toolkit")))')"
+echo "interop tools ready: $(.venv/bin/python -c 'from importlib.metadata import version as v; print(", ".join(f"{p} {v(p)}" for p in ("warcio", "fastwarc", "cdxj-indexer", "surt", "rdflib", "pyoxigraph", "cdx-toolkit", "pyRdfa3", "extruct")))')"
 echo "pywb ready: $(.venv-pywb/bin/python -c 'import pywb; from importlib.metadata import version; print("pywb", pywb.__version__, "wacz", version("wacz"))')"

@@ -29,6 +29,8 @@ mod damaged_files;
 mod demo;
 mod diff_interop;
 mod foreign_files;
+mod html_interop;
+mod html_options;
 mod html_pages;
 mod index_cdxj;
 mod index_crash;

@@ -19,20 +19,24 @@ const RDFA_BASE: &str = "http://rdfa.info/test-suite/test-cases";
 const MICRODATA_BASE: &str = "http://w3c.github.io/microdata-rdf/tests";
 
 /// The RDFa suites: version, host language, and how many of its tests must pass (all of
-/// html5 and xhtml5; the others may not regress below what passes today). Not supported:
-/// the processor graph (`rdfagraph=processor`: lite and proc 0238, 0239, 0313) and vocabulary
-/// expansion (`vocab_expansion=true`: 0240–0245, which needs the vocabularies fetched);
-/// invalid 0226 wants a list on the object of a chained `@rel`, against the processing steps.
+/// html5, xhtml5, lite, vocab, role and proc; the invalid ones may not regress below what
+/// passes today). Tests with `rdfagraph=processor` are run with `--rdfa-graph processor`;
+/// vocabulary expansion (`vocab_expansion=true`) gets the suite's vocabulary from a fixture
+/// with `--document`. Invalid 0226 wants a list on the object of a chained `@rel`, against
+/// the processing steps.
 const RDFA_SUITES: &[(&str, &str, usize)] = &[
     ("rdfa1.1", "html5", 170),
     ("rdfa1.1", "xhtml5", 177),
     ("rdfa1.1", "html5-invalid", 27),
     ("rdfa1.1", "xhtml5-invalid", 22),
-    ("rdfa1.1-lite", "html5", 48),
-    ("rdfa1.1-vocab", "html5", 0),
+    ("rdfa1.1-lite", "html5", 54),
+    ("rdfa1.1-vocab", "html5", 6),
     ("rdfa1.1-role", "html5", 3),
-    ("rdfa1.1-proc", "html5", 1),
+    ("rdfa1.1-proc", "html5", 4),
 ];
+
+/// Where the suite's vocabulary (`@vocab` of the expansion tests) is published.
+const RDFA_TEST_VOCABULARY: &str = "http://rdfa.info/vocabs/rdfa-test";
 
 fn conformance_dir() -> PathBuf {
     let dir = manifest_dir().join("../shared/conformance");
@@ -53,6 +57,7 @@ struct RdfaCase {
     media_type: &'static str,
     query: PathBuf,
     expected: bool,
+    processor_graph: bool,
 }
 
 fn rdfa_cases(dir: &Path) -> Vec<RdfaCase> {
@@ -88,6 +93,9 @@ fn rdfa_cases(dir: &Path) -> Vec<RdfaCase> {
                 media_type,
                 query: folder.join(format!("{num}.sparql")),
                 expected: test["expectedResults"].as_bool().unwrap_or(true),
+                processor_graph: test["queryParam"]
+                    .as_str()
+                    .is_some_and(|param| param.contains("rdfagraph=processor")),
                 num,
             });
         }
@@ -131,10 +139,11 @@ fn rdfa_test_suite_ask_queries() {
     let dir = conformance_dir();
     let cases = rdfa_cases(&dir);
     let work = tempfile::tempdir().unwrap();
+    let vocabulary = crate::common::fixture("rdfa/rdfa-test-vocab.ttl");
     let jobs: Vec<Vec<String>> = cases
         .iter()
         .map(|case| {
-            vec![
+            let mut args = vec![
                 case.input.display().to_string(),
                 "--base".into(),
                 case.base.clone(),
@@ -142,7 +151,13 @@ fn rdfa_test_suite_ask_queries() {
                 case.media_type.into(),
                 "--format".into(),
                 "nq".into(),
-            ]
+                "--document".into(),
+                format!("{RDFA_TEST_VOCABULARY}={}", vocabulary.display()),
+            ];
+            if case.processor_graph {
+                args.extend(["--rdfa-graph".into(), "processor".into()]);
+            }
+            args
         })
         .collect();
     let outputs = parse_all(&jobs);
@@ -297,6 +312,12 @@ fn microdata_to_rdf_tests() {
             .arg(dir.join(action))
             .args(["--base", &format!("{MICRODATA_BASE}/{action}")]));
         let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{action} was not rejected: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{action}: a graph was written");
         assert!(
             stderr.contains("itemref"),
             "{action}: the itemref cycle was not reported: {stderr}"

@@ -15,6 +15,8 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 python3 -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 # Debian keeps initdb/pg_ctl in /usr/lib/postgresql/<version>/bin, off PATH; the tests find them.
 command -v initdb >/dev/null 2>&1 || compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null \
   || missing+=(postgresql)

@@ -1105,7 +1105,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__parse)
-            opts="-v -q -h --base --media-type --format --microdata-registry --report --verbose --quiet --log-format --help"
+            opts="-v -q -h --base --media-type --format --microdata-registry --report --document --rdfa-graph --syntax --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1124,6 +1124,18 @@ _ldwarc() {
                     return 0
                     ;;
                 --microdata-registry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --document)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rdfa-graph)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --syntax)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1401,7 +1413,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__replay)
-            opts="-v -q -h --root --format --raw --pick --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --format --raw --pick --syntax --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1416,6 +1428,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --pick)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --syntax)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1563,7 +1579,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__snapshot)
-            opts="-o -v -q -h --root --prefix --host --domain --format --output --verbose --quiet --log-format --help"
+            opts="-o -v -q -h --root --prefix --host --domain --format --output --syntax --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1594,6 +1610,10 @@ _ldwarc() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --syntax)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

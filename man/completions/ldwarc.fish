@@ -172,6 +172,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s h -l help -d 'Pr
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l format -d 'Output syntax of the graph (default: nt, or nq when the document has named graphs; json is JSON-LD)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l pick -d 'Which capture answers: the latest at or before DATE, or the closest on either side' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l syntax -d 'HTML pages: keep only these embedded syntaxes (comma-separated)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l raw -d 'Write the archived payload bytes as they were served (Content-Encoding kept)'
@@ -193,6 +194,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l host -d 'Only
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l format -d 'Output: N-Quads (graph name = document URL), TriG, or json (JSON Lines: one `{"document": URL, "graph": expanded JSON-LD}` object per document)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s o -l output -d 'Write to FILE instead of standard output (replaced only when complete; - is stdout)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l syntax -d 'HTML pages: keep only these embedded syntaxes (comma-separated)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
@@ -219,6 +221,9 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l base -d 'Base IR
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l media-type -d 'The documents\' media type, as a server would send it (default: from the file name extension); the content is sniffed as well, as replay does' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l format -d 'Output syntax (default: nt, or nq when the graph has named graphs)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l microdata-registry -d 'A Microdata vocabulary registry (JSON, as the W3C Microdata to RDF note defines it) to use beside the one shipped with ldwarc' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l document -d 'A local copy of the document published at URL: a JSON-LD context, or an RDFa vocabulary (a page whose @vocab names it gets the sub-property, sub-class and equivalence statements it entails). Repeatable; nothing is fetched' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l rdfa-graph -d 'The RDFa graph of pages: output (the data), processor (the RDFa processor graph: an rdfa:Error or rdfa:Warning per problem, and no data) or both' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l syntax -d 'Keep only these embedded syntaxes of pages (comma-separated)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l report -d 'Print on stderr, per page, how many statements each embedded syntax gave (RDFa, Microdata, JSON-LD blocks, Turtle-family blocks)'

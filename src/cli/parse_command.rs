@@ -7,8 +7,9 @@ use clap::Args;
 
 use super::output;
 use ldwarc_rdf::{
-    Graph, MicrodataRegistry, NoContexts, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax,
-    choose_syntaxes, parse_graph, parse_page, write_graph,
+    ContextSource, EmbeddedSyntaxes, Graph, MicrodataRegistry, OutputFormat, PageOptions,
+    ParsedGraph, RdfaGraph, SNIFF_LEN, Syntax, charset_parameter, choose_syntaxes, parse_graph,
+    parse_page_with, write_graph,
 };
 
 /// Arguments of `ldwarc parse`.
@@ -36,6 +37,49 @@ pub struct ParseArgs {
     /// Microdata, JSON-LD blocks, Turtle-family blocks).
     #[arg(long)]
     report: bool,
+    /// A local copy of the document published at URL: a JSON-LD context, or an RDFa
+    /// vocabulary (a page whose @vocab names it gets the sub-property, sub-class and
+    /// equivalence statements it entails). Repeatable; nothing is fetched.
+    #[arg(long, value_name = "URL=FILE")]
+    document: Vec<String>,
+    /// The RDFa graph of pages: output (the data), processor (the RDFa processor graph:
+    /// an rdfa:Error or rdfa:Warning per problem, and no data) or both.
+    #[arg(long, value_name = "output|processor|both", default_value = "output")]
+    rdfa_graph: RdfaGraph,
+    /// Keep only these embedded syntaxes of pages (comma-separated).
+    #[arg(
+        long,
+        value_name = "rdfa,microdata,jsonld,turtle",
+        default_value = "rdfa,microdata,jsonld,turtle"
+    )]
+    syntax: EmbeddedSyntaxes,
+}
+
+/// Documents given with `--document`, by URL.
+struct LocalDocuments(std::collections::HashMap<String, Vec<u8>>);
+
+impl LocalDocuments {
+    fn read(specs: &[String]) -> io::Result<LocalDocuments> {
+        let mut documents = std::collections::HashMap::new();
+        for spec in specs {
+            let Some((url, file)) = spec.split_once('=') else {
+                return Err(invalid(format!("--document {spec}: expected URL=FILE")));
+            };
+            let mut url = url::Url::parse(url)
+                .map_err(|e| invalid(format!("--document {spec}: {url} is not a URL: {e}")))?;
+            url.set_fragment(None);
+            let bytes = std::fs::read(file)
+                .map_err(|e| invalid(format!("--document {spec}: {file}: {e}")))?;
+            documents.insert(url.to_string(), bytes);
+        }
+        Ok(LocalDocuments(documents))
+    }
+}
+
+impl ContextSource for LocalDocuments {
+    fn context(&self, url: &str) -> Option<Vec<u8>> {
+        self.0.get(url).cloned()
+    }
 }
 
 /// `ldwarc parse`.
@@ -55,9 +99,16 @@ pub fn parse_command(args: ParseArgs) -> io::Result<i32> {
             MicrodataRegistry::shipped().clone().merged(extra)
         }
     };
+    let documents = LocalDocuments::read(&args.document)?;
     let mut graphs = Vec::with_capacity(args.files.len());
     for file in &args.files {
-        let parsed = parse_file(file, &args, &registry)?;
+        let parsed = parse_file(file, &args, &registry, &documents)?;
+        if let Some(rejected) = parsed.embedded.as_ref().and_then(|e| e.rejected.first()) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{file}: {rejected}: invalid Microdata, nothing written"),
+            ));
+        }
         report(file, &parsed, args.report);
         graphs.push(parsed.graph);
     }
@@ -78,6 +129,7 @@ fn parse_file(
     file: &str,
     args: &ParseArgs,
     registry: &MicrodataRegistry,
+    documents: &LocalDocuments,
 ) -> io::Result<ParsedGraph> {
     let (bytes, default_base) = read_input(file)?;
     let base = args.base.clone().unwrap_or(default_base);
@@ -94,9 +146,14 @@ fn parse_file(
         // Asked for explicitly, a page without data is an empty graph (with a warning), not
         // an error as it is for the archive, where such a page is no RDF document.
         Some(&page) if page.is_page() => {
-            let xhtml = page == Syntax::Xhtml;
-            let (graph, report) =
-                parse_page(&bytes, xhtml, &base, &NoContexts, registry).map_err(unreadable)?;
+            let options = PageOptions {
+                xhtml: page == Syntax::Xhtml,
+                charset: content_type.as_deref().and_then(charset_parameter),
+                syntaxes: args.syntax,
+                rdfa_graph: args.rdfa_graph,
+            };
+            let (graph, report) = parse_page_with(&bytes, &options, &base, documents, registry)
+                .map_err(unreadable)?;
             Ok(ParsedGraph {
                 graph,
                 syntax: page,
@@ -106,8 +163,9 @@ fn parse_file(
                 embedded: Some(report),
             })
         }
-        _ => parse_graph(&bytes, &syntaxes, &base, &NoContexts)
-            .map_err(|e| unreadable(e.to_string())),
+        _ => {
+            parse_graph(&bytes, &syntaxes, &base, documents).map_err(|e| unreadable(e.to_string()))
+        }
     }
 }
 

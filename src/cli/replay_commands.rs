@@ -13,8 +13,8 @@ use ldwarc_core::replay::{
     diff_dataset, history, snapshot,
 };
 use ldwarc_rdf::{
-    DiffFormat, Graph, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax, choose_syntaxes, diff,
-    parse_graph, write_graph,
+    DiffFormat, EmbeddedSyntaxes, Graph, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax,
+    choose_syntaxes, diff, parse_graph, write_graph,
 };
 
 impl RootsArg {
@@ -43,7 +43,13 @@ pub struct ReplayArgs {
     /// Which capture answers: the latest at or before DATE, or the closest on either side.
     #[arg(long, default_value = "before", value_name = "before|closest")]
     pick: Pick,
+    /// HTML pages: keep only these embedded syntaxes (comma-separated).
+    #[arg(long, value_name = "rdfa,microdata,jsonld,turtle", default_value = EMBEDDED_ALL)]
+    syntax: EmbeddedSyntaxes,
 }
+
+/// Every embedded syntax, the default of `--syntax`.
+const EMBEDDED_ALL: &str = "rdfa,microdata,jsonld,turtle";
 
 /// Arguments of `ldwarc history`.
 #[derive(Debug, Args)]
@@ -102,6 +108,9 @@ pub struct SnapshotArgs {
     /// Write to FILE instead of standard output (replaced only when complete; - is stdout).
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// HTML pages: keep only these embedded syntaxes (comma-separated).
+    #[arg(long, value_name = "rdfa,microdata,jsonld,turtle", default_value = EMBEDDED_ALL)]
+    syntax: EmbeddedSyntaxes,
 }
 
 /// Arguments of `ldwarc diff`.
@@ -197,7 +206,7 @@ fn now() -> ReplayDate {
 pub fn replay(args: ReplayArgs) -> io::Result<i32> {
     let (url, date) = split_target(&args.target)?;
     let date = date.unwrap_or_else(now);
-    let archive = args.root.open()?;
+    let archive = args.root.open()?.with_embedded_syntaxes(args.syntax);
     let resolution = archive.resolve(&url, &date, args.pick)?;
     for hop in &resolution.redirects {
         eprintln!(
@@ -365,7 +374,7 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
             )));
         }
     };
-    let archive = args.root.open()?;
+    let archive = args.root.open()?.with_embedded_syntaxes(args.syntax);
     let mut report = |line: &str| output::suspend_progress(|| eprintln!("ldwarc: {line}"));
     // `-o -` is standard output, as no -o.
     let to_file = args.output.as_deref().filter(|p| !flags::is_stdio(p));

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use sophia::api::term::{Term, TermKind};
 
-use super::html::EmbeddedReport;
+use super::html::{EmbeddedReport, PageOptions};
 use super::jsonld::ContextSource;
 use super::links::RdfError;
 use super::parse::{StatementSink, parse_statements};
@@ -267,6 +267,18 @@ pub fn parse_graph(
     base: &str,
     contexts: &dyn ContextSource,
 ) -> Result<ParsedGraph, RdfError> {
+    parse_graph_with(body, syntaxes, base, contexts, &PageOptions::default())
+}
+
+/// [`parse_graph`], reading HTML and XHTML pages as `page` says (the charset of the
+/// `Content-Type`, the embedded syntaxes wanted, the RDFa graph).
+pub fn parse_graph_with(
+    body: &[u8],
+    syntaxes: &[Syntax],
+    base: &str,
+    contexts: &dyn ContextSource,
+    page: &PageOptions,
+) -> Result<ParsedGraph, RdfError> {
     if sophia::iri::Iri::new(base).is_err() {
         return Err(RdfError::InvalidBase {
             base: base.to_string(),
@@ -277,7 +289,7 @@ pub fn parse_graph(
     let mut failures = Vec::new();
     for &syntax in syntaxes {
         let mut builder = GraphBuilder::default();
-        let outcome = parse_statements(body, syntax, base, contexts, &mut builder);
+        let outcome = parse_statements(body, syntax, base, contexts, page, &mut builder);
         let mut error = outcome.result.err();
         if error.is_none() && syntax.is_page() && builder.graph.is_empty() {
             // A page without embedded data is a page, not an (empty) RDF document.

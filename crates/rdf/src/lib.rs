@@ -28,9 +28,13 @@ pub use canon::{
 pub use decode::{DecodeError, decode_content};
 pub use diff::{DiffFormat, DiffQuad, GraphDiff, UnknownDiffFormat, diff};
 pub use graph::{
-    DEFAULT_GRAPH, Graph, ParsedGraph, Quad, TermId, TermSort, parse_graph, spell_term, term_sort,
+    DEFAULT_GRAPH, Graph, ParsedGraph, Quad, TermId, TermSort, parse_graph, parse_graph_with,
+    spell_term, term_sort,
 };
-pub use html::{EmbeddedReport, MicrodataRegistry, parse_page};
+pub use html::{
+    EmbeddedReport, EmbeddedSyntaxes, MicrodataRegistry, PageOptions, RdfaGraph, charset_parameter,
+    parse_page, parse_page_with,
+};
 pub use jsonld::{BundledContexts, ContextSource, NoContexts};
 pub use links::{DEFAULT_MAX_LINKS, Extracted, LinkOptions, RdfError, extract_links};
 pub use serialize::{OutputFormat, SerializeError, write_graph};

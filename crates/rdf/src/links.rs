@@ -153,7 +153,14 @@ pub fn extract_links(
 /// One parse attempt, streamed into a [`LinkCollector`].
 fn parse_one(body: &[u8], syntax: Syntax, base: &str, options: &LinkOptions) -> Extracted {
     let mut collector = LinkCollector::new(options);
-    let outcome = parse_statements(body, syntax, base, options.contexts, &mut collector);
+    let outcome = parse_statements(
+        body,
+        syntax,
+        base,
+        options.contexts,
+        &crate::html::PageOptions::default(),
+        &mut collector,
+    );
     if let Some(report) = &outcome.embedded {
         collector.add_alternates(&report.alternates);
     }

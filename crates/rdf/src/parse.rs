@@ -38,12 +38,13 @@ pub(crate) struct ParseOutcome {
 
 /// Parses `body` (BOM already stripped) as `syntax` against `base`, streaming statements into
 /// `sink`. Never touches the network: JSON-LD contexts come only from `contexts` and the
-/// bundled set.
+/// bundled set. `page` says how HTML and XHTML pages are read.
 pub(crate) fn parse_statements<S: StatementSink>(
     body: &[u8],
     syntax: Syntax,
     base: &str,
     contexts: &dyn ContextSource,
+    page: &html::PageOptions,
     sink: &mut S,
 ) -> ParseOutcome {
     let mut remote_contexts = Vec::new();
@@ -93,12 +94,19 @@ pub(crate) fn parse_statements<S: StatementSink>(
             }
         },
         Syntax::Html | Syntax::Xhtml => {
-            let xhtml = syntax == Syntax::Xhtml;
+            let options = html::PageOptions {
+                xhtml: syntax == Syntax::Xhtml,
+                ..page.clone()
+            };
             let registry = MicrodataRegistry::shipped();
             let (report, result) =
-                html::extract_embedded(body, xhtml, base, contexts, registry, sink);
+                html::extract_embedded(body, &options, base, contexts, registry, sink);
             remote_contexts.clone_from(&report.remote_contexts);
             missing_contexts.clone_from(&report.missing_contexts);
+            let result = match report.rejected.first() {
+                Some(rejected) if result.is_ok() => Err(rejected.clone()),
+                _ => result,
+            };
             embedded = Some(report);
             result
         }

@@ -9,7 +9,10 @@ use std::str::FromStr;
 use crate::index::indexer::original_in_index;
 use crate::index::query::{CdxQuery, MatchType, key_range, run_query};
 use crate::index::{Capture, CaptureIndex, MergedIndex};
-use ldwarc_rdf::{ContextSource, ParsedGraph, SNIFF_LEN, choose_syntaxes, parse_graph};
+use ldwarc_rdf::{
+    ContextSource, EmbeddedSyntaxes, PageOptions, ParsedGraph, SNIFF_LEN, charset_parameter,
+    choose_syntaxes, parse_graph_with,
+};
 use ldwarc_warc::time::parse_wayback_timestamp;
 
 use super::date::ReplayDate;
@@ -79,9 +82,16 @@ impl Document {
 /// [`MergedIndex`] for how their captures merge and which root a file is read from).
 pub struct ReplayArchive {
     index: MergedIndex,
+    page: PageOptions,
 }
 
 impl ReplayArchive {
+    /// Keeps only these embedded syntaxes of archived pages (all by default).
+    pub fn with_embedded_syntaxes(mut self, syntaxes: EmbeddedSyntaxes) -> ReplayArchive {
+        self.page.syntaxes = syntaxes;
+        self
+    }
+
     /// Opens the capture index under `<root>/index`.
     pub fn open(root: &Path) -> Result<ReplayArchive, ReplayError> {
         ReplayArchive::open_many(&[root.to_path_buf()])
@@ -101,7 +111,10 @@ impl ReplayArchive {
             }
         }
         let index = MergedIndex::open(roots).map_err(ReplayError::io)?;
-        Ok(ReplayArchive { index })
+        Ok(ReplayArchive {
+            index,
+            page: PageOptions::default(),
+        })
     }
 
     /// The archive root (the first one given, when there are several: see
@@ -274,7 +287,12 @@ impl ReplayArchive {
             archive: self,
             date: at,
         };
-        parse_graph(&body, &syntaxes, &capture.url, &contexts).map_err(ReplayError::Rdf)
+        // A page is decoded by the charset its Content-Type names, before what it declares.
+        let page = PageOptions {
+            charset: content_type.and_then(charset_parameter),
+            ..self.page.clone()
+        };
+        parse_graph_with(&body, &syntaxes, &capture.url, &contexts, &page).map_err(ReplayError::Rdf)
     }
 
     /// Where a revisit's original payload lies: as the index resolved it, else found by the

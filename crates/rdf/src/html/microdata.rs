@@ -115,6 +115,8 @@ struct Extractor<'d, 'e> {
     in_progress: HashSet<*const Element>,
     emitter: &'e mut Emitter,
     errors: Vec<String>,
+    /// `itemref` cycles, which make the page invalid Microdata.
+    cycles: Vec<String>,
 }
 
 /// The vocabulary in force while generating an item's triples.
@@ -123,14 +125,15 @@ struct Scope {
     vocabulary: Option<String>,
 }
 
-/// Extracts every Microdata item under `root` into `emitter`; returns the Microdata errors
-/// found (an `itemref` cycle), which do not stop the extraction.
+/// Extracts every Microdata item under `root` into `emitter`; returns the problems found
+/// (items nested too deep) and the `itemref` cycles, which do not stop the extraction but
+/// make the page invalid.
 pub(crate) fn extract(
     root: &Element,
     base: &str,
     registry: &MicrodataRegistry,
     emitter: &mut Emitter,
-) -> Vec<String> {
+) -> (Vec<String>, Vec<String>) {
     let mut extractor = Extractor {
         base: base.to_string(),
         registry,
@@ -140,13 +143,14 @@ pub(crate) fn extract(
         in_progress: HashSet::new(),
         emitter,
         errors: Vec::new(),
+        cycles: Vec::new(),
     };
     let mut top_level = Vec::new();
     extractor.index(root, None, &mut top_level);
     for item in top_level {
         extractor.item(item, &Scope::default());
     }
-    extractor.errors
+    (extractor.errors, extractor.cycles)
 }
 
 impl<'d> Extractor<'d, '_> {
@@ -208,7 +212,7 @@ impl<'d> Extractor<'d, '_> {
             return subject;
         }
         if !self.in_progress.insert(key) {
-            self.errors
+            self.cycles
                 .push("microdata: an item is its own property through itemref".to_string());
             return subject;
         }

@@ -11,6 +11,7 @@ mod dom;
 mod microdata;
 mod rdfa;
 mod scripts;
+mod vocab;
 
 use std::collections::HashMap;
 
@@ -56,6 +57,9 @@ pub struct EmbeddedReport {
     pub remote_contexts: Vec<String>,
     /// JSON-LD blocks: the remote contexts no source had.
     pub missing_contexts: Vec<String>,
+    /// Errors a conforming processor must reject the page for (a Microdata `itemref`
+    /// cycle, as the Microdata to RDF tests require); the rest of the data is still read.
+    pub rejected: Vec<String>,
 }
 
 impl EmbeddedReport {
@@ -77,6 +81,103 @@ impl EmbeddedReport {
         )
     }
 }
+
+/// Which RDFa graph a page yields (RDFa Core 1.1 §7.6): the output graph (the data), the
+/// processor graph (the problems met, as `rdfa:Error`/`rdfa:Warning` resources), or both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RdfaGraph {
+    /// The data only (the default).
+    #[default]
+    Output,
+    /// The processor graph only: none of the page's data.
+    Processor,
+    /// The data and the processor graph together.
+    Both,
+}
+
+impl std::str::FromStr for RdfaGraph {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, String> {
+        match value {
+            "output" => Ok(RdfaGraph::Output),
+            "processor" => Ok(RdfaGraph::Processor),
+            "both" => Ok(RdfaGraph::Both),
+            _ => Err(format!(
+                "unknown RDFa graph {value:?} (expected output, processor or both)"
+            )),
+        }
+    }
+}
+
+/// How a page is read: everything beyond its bytes and base.
+#[derive(Clone, Debug, Default)]
+pub struct PageOptions {
+    /// Served as XHTML (parsed as XML when well-formed).
+    pub xhtml: bool,
+    /// The `charset` parameter of the HTTP `Content-Type`, which takes precedence over what
+    /// the page declares (a byte order mark still wins, as in browsers).
+    pub charset: Option<String>,
+    /// The RDFa graph wanted.
+    pub rdfa_graph: RdfaGraph,
+    /// The embedded syntaxes read; the others are skipped (and count 0 in the report).
+    pub syntaxes: EmbeddedSyntaxes,
+}
+
+/// A choice of embedded syntaxes, e.g. from `--syntax rdfa,jsonld`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmbeddedSyntaxes {
+    /// RDFa attributes.
+    pub rdfa: bool,
+    /// Microdata items.
+    pub microdata: bool,
+    /// `<script type="application/ld+json">` blocks.
+    pub json_ld: bool,
+    /// Turtle-family script blocks (Turtle, N-Triples, N-Quads, TriG).
+    pub turtle: bool,
+}
+
+impl Default for EmbeddedSyntaxes {
+    fn default() -> Self {
+        EmbeddedSyntaxes {
+            rdfa: true,
+            microdata: true,
+            json_ld: true,
+            turtle: true,
+        }
+    }
+}
+
+impl std::str::FromStr for EmbeddedSyntaxes {
+    type Err = String;
+
+    /// A comma-separated list of `rdfa`, `microdata`, `jsonld` (or `json-ld`), `turtle`.
+    fn from_str(value: &str) -> Result<Self, String> {
+        let mut chosen = EmbeddedSyntaxes {
+            rdfa: false,
+            microdata: false,
+            json_ld: false,
+            turtle: false,
+        };
+        for name in value.split(',').map(str::trim) {
+            match name.to_ascii_lowercase().as_str() {
+                "rdfa" => chosen.rdfa = true,
+                "microdata" => chosen.microdata = true,
+                "jsonld" | "json-ld" => chosen.json_ld = true,
+                "turtle" => chosen.turtle = true,
+                _ => {
+                    return Err(format!(
+                        "unknown embedded syntax {name:?} (expected rdfa, microdata, jsonld or turtle)"
+                    ));
+                }
+            }
+        }
+        Ok(chosen)
+    }
+}
+
+const RDFA_NS: &str = "http://www.w3.org/ns/rdfa#";
+const DC_DESCRIPTION: &str = "http://purl.org/dc/terms/description";
 
 /// An RDF term as the processors build it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -179,7 +280,7 @@ const DEFAULT: Term = Term::Iri(String::new());
 /// page URL, into `sink`. `<base href>` overrides `base`.
 pub(crate) fn extract_embedded<S: StatementSink>(
     body: &[u8],
-    xhtml: bool,
+    options: &PageOptions,
     base: &str,
     contexts: &dyn ContextSource,
     registry: &MicrodataRegistry,
@@ -190,22 +291,43 @@ pub(crate) fn extract_embedded<S: StatementSink>(
         let error = format!("page larger than {MAX_HTML_BYTES} bytes: embedded data not read");
         return (report, Err(error));
     }
-    let text = decode_page(body);
-    let document = dom::parse(&text, xhtml);
+    let text = decode_page(body, options.charset.as_deref());
+    let document = dom::parse(&text, options.xhtml);
     let url = base;
     let base = document_base(&document.root, url);
 
+    let chosen = options.syntaxes;
     let mut rdfa_out = Emitter::new("r");
-    rdfa::extract(&document, &base, url, &mut rdfa_out);
+    let problems = if chosen.rdfa {
+        rdfa::extract(&document, &base, url, contexts, &mut rdfa_out)
+    } else {
+        Vec::new()
+    };
     report.rdfa = rdfa_out.len();
+    if options.rdfa_graph != RdfaGraph::Output {
+        let mut processor_out = Emitter::new("p");
+        processor_graph(&problems, &mut processor_out);
+        if options.rdfa_graph == RdfaGraph::Processor {
+            deliver(processor_out, sink);
+            return (report, Ok(()));
+        }
+        deliver(processor_out, sink);
+    }
     let mut microdata_out = Emitter::new("m");
-    report.errors = microdata::extract(&document.root, &base, registry, &mut microdata_out);
+    if chosen.microdata {
+        let (errors, cycles) =
+            microdata::extract(&document.root, &base, registry, &mut microdata_out);
+        report.errors = errors;
+        report.errors.extend(cycles.iter().cloned());
+        report.rejected = cycles;
+    }
     report.microdata = microdata_out.len();
     let mut script_out = Emitter::new("s");
     scripts::extract(
         &document.root,
         &base,
         contexts,
+        (chosen.json_ld, chosen.turtle),
         &mut report,
         &mut script_out,
     );
@@ -233,9 +355,47 @@ pub fn parse_page(
     contexts: &dyn ContextSource,
     registry: &MicrodataRegistry,
 ) -> Result<(Graph, EmbeddedReport), String> {
+    let options = PageOptions {
+        xhtml,
+        ..PageOptions::default()
+    };
+    parse_page_with(body, &options, base, contexts, registry)
+}
+
+/// [`parse_page`] with every option. `documents` supplies JSON-LD contexts and the RDFa
+/// vocabulary documents that vocabulary expansion needs (expansion happens when it has
+/// them).
+pub fn parse_page_with(
+    body: &[u8],
+    options: &PageOptions,
+    base: &str,
+    documents: &dyn ContextSource,
+    registry: &MicrodataRegistry,
+) -> Result<(Graph, EmbeddedReport), String> {
     let mut builder = GraphBuilder::default();
-    let (report, result) = extract_embedded(body, xhtml, base, contexts, registry, &mut builder);
+    let (report, result) = extract_embedded(body, options, base, documents, registry, &mut builder);
     result.map(|()| (builder.graph, report))
+}
+
+/// The RDFa processor graph: one resource per problem, typed with its `rdfa:` class.
+fn processor_graph(problems: &[rdfa::Problem], out: &mut Emitter) {
+    for (class, description) in problems {
+        let node = out.fresh_blank();
+        out.triple(
+            node.clone(),
+            Term::Iri(format!("{RDF}type")),
+            Term::Iri(format!("{RDFA_NS}{class}")),
+        );
+        out.triple(
+            node,
+            Term::Iri(DC_DESCRIPTION.to_string()),
+            Term::Literal {
+                lexical: description.clone(),
+                datatype: None,
+                language: None,
+            },
+        );
+    }
 }
 
 fn deliver<S: StatementSink>(emitter: Emitter, sink: &mut S) {
@@ -250,10 +410,12 @@ fn deliver<S: StatementSink>(emitter: Emitter, sink: &mut S) {
     }
 }
 
-/// The text of a page: its byte order mark, else the charset its first 1024 bytes declare
-/// (`<meta charset>`, `<meta http-equiv="Content-Type">` or the XML declaration), else UTF-8.
-/// Bytes invalid in the encoding become U+FFFD, as browsers show them.
-fn decode_page(body: &[u8]) -> std::borrow::Cow<'_, str> {
+/// The text of a page: its byte order mark, else the charset of the HTTP `Content-Type`
+/// (`transport`), else the charset its first 1024 bytes declare (`<meta charset>`, `<meta
+/// http-equiv="Content-Type">` or the XML declaration), else UTF-8 — the order of the HTML
+/// encoding sniffing algorithm. Bytes invalid in the encoding become U+FFFD, as browsers
+/// show them.
+fn decode_page<'b>(body: &'b [u8], transport: Option<&str>) -> std::borrow::Cow<'b, str> {
     use std::sync::LazyLock;
     static DECLARED: LazyLock<Option<regex::bytes::Regex>> = LazyLock::new(|| {
         regex::bytes::Regex::new(
@@ -263,6 +425,11 @@ fn decode_page(body: &[u8]) -> std::borrow::Cow<'_, str> {
     });
     if let Some((encoding, _)) = encoding_rs::Encoding::for_bom(body) {
         return encoding.decode_with_bom_removal(body).0;
+    }
+    if let Some(encoding) =
+        transport.and_then(|label| encoding_rs::Encoding::for_label(label.trim().as_bytes()))
+    {
+        return encoding.decode_without_bom_handling(body).0;
     }
     let head = &body[..body.len().min(1024)];
     let declared = DECLARED
@@ -278,6 +445,16 @@ fn decode_page(body: &[u8]) -> std::borrow::Cow<'_, str> {
         }
         _ => String::from_utf8_lossy(body),
     }
+}
+
+/// The `charset` parameter of a media type, unquoted.
+pub fn charset_parameter(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|parameter| {
+        let (name, value) = parameter.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches('"').to_string())
+    })
 }
 
 /// The base of a page: the first `<base href>`, resolved against the page URL.

@@ -8,7 +8,8 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::dom::{Document, Element, XHTML_NS, inner_markup};
-use super::{Emitter, RDF, Term, XSD, datetime_datatype};
+use super::{Emitter, RDF, Term, XSD, datetime_datatype, vocab};
+use crate::jsonld::ContextSource;
 
 const XHV: &str = "http://www.w3.org/1999/xhtml/vocab#";
 const RDFA_USES_VOCABULARY: &str = "http://www.w3.org/ns/rdfa#usesVocabulary";
@@ -147,10 +148,22 @@ struct Processor<'e> {
     url: String,
     terms: HashMap<String, String>,
     emitter: &'e mut Emitter,
+    problems: Vec<Problem>,
 }
 
-/// Extracts the RDFa of a page whose base is `base` into `emitter`.
-pub(crate) fn extract(document: &Document, base: &str, url: &str, emitter: &mut Emitter) {
+/// A problem for the processor graph (RDFa Core 1.1 §7.6): the `rdfa:` class naming its
+/// kind (`UnresolvedTerm`, `UnresolvedCURIE`, `PrefixRedefinition`) and a description.
+pub(crate) type Problem = (&'static str, String);
+
+/// Extracts the RDFa of a page whose base is `base` into `emitter`, expanded by the
+/// vocabularies `documents` has (§10), and returns the problems met.
+pub(crate) fn extract(
+    document: &Document,
+    base: &str,
+    url: &str,
+    documents: &dyn ContextSource,
+    emitter: &mut Emitter,
+) -> Vec<Problem> {
     let mut terms: HashMap<String, String> = CORE_TERMS
         .iter()
         .map(|(term, iri)| (term.to_string(), iri.to_string()))
@@ -165,6 +178,7 @@ pub(crate) fn extract(document: &Document, base: &str, url: &str, emitter: &mut 
         url: url.to_string(),
         terms,
         emitter,
+        problems: Vec::new(),
     };
     let context = Context {
         parent_subject: Term::Iri(base.to_string()),
@@ -182,7 +196,11 @@ pub(crate) fn extract(document: &Document, base: &str, url: &str, emitter: &mut 
         lists: Rc::default(),
     };
     processor.element(&document.root, &context, true);
+    let problems = processor.problems;
     copy_properties(emitter);
+    let entailments = vocab::entailments(&emitter.statements, RDFA_USES_VOCABULARY, documents);
+    vocab::expand(&mut emitter.statements, &entailments);
+    problems
 }
 
 /// HTML+RDFa property copying: a resource that `rdfa:copy`s an `rdfa:Pattern` gets the
@@ -624,13 +642,23 @@ impl Processor<'_> {
     /// Adds the prefixes of `xmlns:` and `@prefix` (relative IRIs resolved against the page
     /// URL, not `<base>`, as the RDFa test suite expects).
     fn update_prefixes(
-        &self,
+        &mut self,
         element: &Element,
         prefixes: &mut Rc<HashMap<String, String>>,
         declared: &mut Rc<HashMap<String, String>>,
     ) {
+        let url = &self.url;
+        let problems = &mut self.problems;
         let mut declare = |prefix: String, iri: &str| {
-            let iri = super::resolve(&self.url, iri).unwrap_or(iri.to_string());
+            let iri = super::resolve(url, iri).unwrap_or(iri.to_string());
+            if let Some(before) = prefixes.get(&prefix)
+                && *before != iri
+            {
+                problems.push((
+                    "PrefixRedefinition",
+                    format!("prefix {prefix}: redefined from <{before}> to <{iri}>"),
+                ));
+            }
             Rc::make_mut(prefixes).insert(prefix.clone(), iri.clone());
             Rc::make_mut(declared).insert(prefix, iri);
         };
@@ -762,7 +790,14 @@ impl Processor<'_> {
     fn safe_curie_or_iri(&mut self, value: &str, local: &Context) -> Option<Term> {
         let value = value.trim();
         if let Some(inner) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
-            return self.curie(inner, local);
+            let curie = self.curie(inner, local);
+            if curie.is_none() {
+                self.problems.push((
+                    "UnresolvedCURIE",
+                    format!("safe CURIE [{inner}]: undefined prefix"),
+                ));
+            }
+            return curie;
         }
         if let Some(term) = self.curie(value, local) {
             return Some(term);
@@ -799,10 +834,16 @@ impl Processor<'_> {
         if let Some(vocabulary) = &local.vocabulary {
             return Some(Term::Iri(format!("{vocabulary}{value}")));
         }
-        self.terms
+        let term = self
+            .terms
             .get(value)
             .or_else(|| self.terms.get(&value.to_ascii_lowercase()))
-            .map(|iri| Term::Iri(iri.clone()))
+            .map(|iri| Term::Iri(iri.clone()));
+        if term.is_none() {
+            self.problems
+                .push(("UnresolvedTerm", format!("term {value} is not defined")));
+        }
+        term
     }
 
     fn predicate(&mut self, value: &str, local: &Context) -> Option<String> {

@@ -10,11 +10,13 @@ use super::super::syntax::Syntax;
 use super::dom::Element;
 use super::{EmbeddedReport, Emitter, Term};
 
-/// Parses every data block under `root` into `emitter`, counting into `report`.
+/// Parses every data block under `root` into `emitter`, counting into `report`; `(json_ld,
+/// turtle)` say which kinds of block are read (blocks keep their numbers either way).
 pub(crate) fn extract(
     root: &Element,
     base: &str,
     contexts: &dyn ContextSource,
+    (json_ld, turtle): (bool, bool),
     report: &mut EmbeddedReport,
     emitter: &mut Emitter,
 ) {
@@ -24,14 +26,28 @@ pub(crate) fn extract(
         .filter(|element| element.name == "script")
         .filter_map(|element| Some((block_syntax(element.attr("type")?)?, element)));
     for (number, (syntax, element)) in blocks.enumerate() {
+        let wanted = if syntax == Syntax::JsonLd {
+            json_ld
+        } else {
+            turtle
+        };
+        if !wanted {
+            continue;
+        }
         let text = element.text_content();
         let mut relabel = Relabel {
             emitter,
             scope: format!("b{number}_"),
             count: 0,
         };
-        let outcome =
-            parse_statements(text.trim().as_bytes(), syntax, base, contexts, &mut relabel);
+        let outcome = parse_statements(
+            text.trim().as_bytes(),
+            syntax,
+            base,
+            contexts,
+            &super::PageOptions::default(),
+            &mut relabel,
+        );
         let count = relabel.count;
         if syntax == Syntax::JsonLd {
             report.json_ld_blocks += 1;

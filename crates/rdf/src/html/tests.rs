@@ -179,3 +179,75 @@ fn legacy_encodings_are_decoded_as_declared() {
     let (graph, _) = page_graph(utf8);
     assert!(graph.to_nquads().contains("\"Caf\u{e9}\""));
 }
+
+/// One document, as an archive or `parse --document` would supply it.
+struct OneDocument(&'static str, &'static str);
+
+impl crate::ContextSource for OneDocument {
+    fn context(&self, url: &str) -> Option<Vec<u8>> {
+        (url == self.0).then(|| self.1.as_bytes().to_vec())
+    }
+}
+
+#[test]
+fn vocabulary_expansion_follows_chains_of_sub_properties_and_classes() {
+    let vocabulary = OneDocument(
+        "http://v.example/ns",
+        "@prefix v: <http://v.example/ns#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+v:a rdfs:subPropertyOf v:b . v:b owl:equivalentProperty v:c .
+v:K rdfs:subClassOf v:L . v:L rdfs:subClassOf v:M .",
+    );
+    let page = r#"<html><body vocab="http://v.example/ns#">
+<p about="/x" typeof="K"><span property="a">one</span></p></body></html>"#;
+    let options = PageOptions::default();
+    let expand = |documents: &dyn crate::ContextSource| {
+        let registry = MicrodataRegistry::shipped();
+        parse_page_with(page.as_bytes(), &options, PAGE_URL, documents, registry)
+            .unwrap()
+            .0
+            .to_nquads()
+    };
+    let expanded = expand(&vocabulary);
+    for expected in [
+        "<http://example.org/x> <http://v.example/ns#b> \"one\"",
+        "<http://example.org/x> <http://v.example/ns#c> \"one\"",
+        "<http://example.org/x> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://v.example/ns#M>",
+    ] {
+        assert!(
+            expanded.contains(expected),
+            "{expected} missing: {expanded}"
+        );
+    }
+    let plain = expand(&NoContexts);
+    assert_eq!(
+        plain.lines().count(),
+        3,
+        "no document, no expansion: {plain}"
+    );
+}
+
+#[test]
+fn processor_graph_names_each_problem_and_drops_the_data() {
+    let page = r#"<html><body prefix="dc: http://example.org/other#">
+<p property="undefinedterm">x</p><p about="[nope:x]" property="dc:title">y</p></body></html>"#;
+    let options = PageOptions {
+        rdfa_graph: RdfaGraph::Processor,
+        ..PageOptions::default()
+    };
+    let registry = MicrodataRegistry::shipped();
+    let (graph, _) =
+        parse_page_with(page.as_bytes(), &options, PAGE_URL, &NoContexts, registry).unwrap();
+    let nquads = graph.to_nquads();
+    for class in ["UnresolvedTerm", "UnresolvedCURIE", "PrefixRedefinition"] {
+        assert!(
+            nquads.contains(&format!("<http://www.w3.org/ns/rdfa#{class}>")),
+            "{class}: {nquads}"
+        );
+    }
+    assert!(
+        !nquads.contains("\"y\""),
+        "data in the processor graph: {nquads}"
+    );
+}
