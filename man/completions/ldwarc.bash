@@ -1469,7 +1469,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__simulate)
-            opts="-v -q -h --histories --synthetic --documents --seed --weibull --strategies --years --cycle --min-interval --max-interval --initial-interval --week --budget --every --over-time --format --json --write-histories --verbose --quiet --log-format --help"
+            opts="-v -q -h --histories --synthetic --documents --seed --weibull --strategies --years --cycle --min-interval --max-interval --initial-interval --week --markov-prior --budget --every --over-time --format --json --write-histories --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1520,6 +1520,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --week)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --markov-prior)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -257,13 +257,14 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l synthetic -d 
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l documents -d 'Synthetic documents' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l seed -d 'Seed of the synthetic model' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l weibull -d 'Distribution of synthetic mean change times: SHAPE,SCALE (default 0.8,100d)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l strategies -d 'Strategies, comma-separated: fix, dyn, window, state-1, state-2, week, gold, freshness' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l strategies -d 'Strategies, comma-separated: fix, dyn, window, state-1, state-2, week, gold, freshness, dyldo' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l years -d 'Years simulated (365 days each): synthetic histories are this long, given histories are cut to it. Default: 3 for synthetic models, whole histories otherwise' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l cycle -d 'The scheduler\'s cycle: downloads happen on this grid' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l min-interval -d 'Shortest re-crawl interval' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l max-interval -d 'Longest re-crawl interval' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l initial-interval -d 'Interval of a URL with no history' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l week -d 'The fixed interval of the `week` strategy' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l markov-prior -d 'state-1/state-2: pseudo-count added to each Markov count before the change probability is read (0: the paper\'s bare counts)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l budget -d '`freshness`: downloads per cycle for the whole collection (default: as many in all as `gold` makes)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l every -d 'Rows of the over-time tables, every N months' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
@@ -278,7 +279,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s q -l quiet -d
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l seeds -d 'Also add the kernel URLs in FILE (one per line, # starts a comment)' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l strategy -d 'Re-crawl strategy: fix, dyn, window, state-1, state-2, week, freshness' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l strategy -d 'Re-crawl strategy: fix, dyn, window, state-1, state-2, week, freshness, dyldo (the week (--initial-interval) divided by 1, 2, 4, 8 or 16; --min/--max-interval do not apply)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l budget -d 'Downloads per cycle at most; the freshness strategy shares this budget out' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l hops -d 'The segment: documents within N links of the kernel (0: the kernel only)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l every -d 'Time between cycles (30m, 1h, 1d)' -r
