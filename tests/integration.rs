@@ -40,6 +40,7 @@ mod interop_wget;
 mod interop_writer;
 mod logging_progress;
 mod man_pages;
+mod monitor_dyldo;
 mod monitor_loopback;
 mod monitor_nodes;
 mod monitor_politeness;

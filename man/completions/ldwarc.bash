@@ -1497,7 +1497,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__simulate)
-            opts="-v -q -h --histories --synthetic --documents --seed --weibull --strategies --years --cycle --min-interval --max-interval --initial-interval --week --budget --every --over-time --format --json --write-histories --verbose --quiet --log-format --help"
+            opts="-v -q -h --histories --synthetic --documents --seed --weibull --strategies --years --cycle --min-interval --max-interval --initial-interval --week --markov-prior --budget --every --over-time --format --json --write-histories --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1548,6 +1548,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --week)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --markov-prior)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

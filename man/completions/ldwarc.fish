@@ -172,7 +172,6 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s h -l help -d 'Pr
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l format -d 'Output syntax of the graph (default: nt, or nq when the document has named graphs; json is JSON-LD)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l pick -d 'Which capture answers: the latest at or before DATE, or the closest on either side' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l syntax -d 'HTML pages: keep only these embedded syntaxes (comma-separated)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l raw -d 'Write the archived payload bytes as they were served (Content-Encoding kept)'
@@ -193,8 +192,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l prefix -d 'On
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l host -d 'Only URLs on this host' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l format -d 'Output: N-Quads (graph name = document URL), TriG, or json (JSON Lines: one `{"document": URL, "graph": expanded JSON-LD}` object per document)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s o -l output -d 'Write to FILE instead of standard output (replaced only when complete; - is stdout)' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l syntax -d 'HTML pages: keep only these embedded syntaxes (comma-separated)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s o -l output -d 'Write to FILE instead of standard output (replaced only when complete)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
@@ -221,9 +219,6 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l base -d 'Base IR
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l media-type -d 'The documents\' media type, as a server would send it (default: from the file name extension); the content is sniffed as well, as replay does' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l format -d 'Output syntax (default: nt, or nq when the graph has named graphs)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l microdata-registry -d 'A Microdata vocabulary registry (JSON, as the W3C Microdata to RDF note defines it) to use beside the one shipped with ldwarc' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l document -d 'A local copy of the document published at URL: a JSON-LD context, or an RDFa vocabulary (a page whose @vocab names it gets the sub-property, sub-class and equivalence statements it entails). Repeatable; nothing is fetched' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l rdfa-graph -d 'The RDFa graph of pages: output (the data), processor (the RDFa processor graph: an rdfa:Error or rdfa:Warning per problem, and no data) or both' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l syntax -d 'Keep only these embedded syntaxes of pages (comma-separated)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand parse" -l report -d 'Print on stderr, per page, how many statements each embedded syntax gave (RDFa, Microdata, JSON-LD blocks, Turtle-family blocks)'
@@ -246,7 +241,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l table -d 'The ta
 plds\t''
 snapshots\t''"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l plot -d 'Also write the figures (SVG) into DIR: age CDF, lifetime CDF with the fitted model, change-rate histogram per PLD, changes per snapshot' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l truth -d 'Known change rates per day (a JSON object URL → rate, or CSV lines URL,rate): also print the median relative error of each estimator against them (- reads stdin)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l truth -d 'Known change rates per day (a JSON object URL → rate, or CSV lines URL,rate): also print the median relative error of each estimator against them' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l min-observations -d 'URLs with fewer observations are not compared with --truth' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l snapshot-gap -d 'The longest pause between two captures of one snapshot (a crawl in the crawl log is never split)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand stats" -l fit -d 'The Weibull of mean change times: fitted to every document\'s own visits (hierarchical, with 95% intervals), or as the paper does to pooled Last-Modified lifetimes with the span correction (pooled-lifetimes: maximum likelihood; pooled-lifetimes-cdf: the paper\'s CDF least squares, eq. 16). `ml` and `cdf` are the old names of the two pooled fits' -r -f -a "hierarchical\t''
@@ -262,13 +257,14 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l synthetic -d 
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l documents -d 'Synthetic documents' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l seed -d 'Seed of the synthetic model' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l weibull -d 'Distribution of synthetic mean change times: SHAPE,SCALE (default 0.8,100d)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l strategies -d 'Strategies, comma-separated: fix, dyn, window, state-1, state-2, week, gold, freshness' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l strategies -d 'Strategies, comma-separated: fix, dyn, window, state-1, state-2, week, gold, freshness, dyldo' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l years -d 'Years simulated (365 days each): synthetic histories are this long, given histories are cut to it. Default: 3 for synthetic models, whole histories otherwise' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l cycle -d 'The scheduler\'s cycle: downloads happen on this grid' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l min-interval -d 'Shortest re-crawl interval' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l max-interval -d 'Longest re-crawl interval' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l initial-interval -d 'Interval of a URL with no history' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l week -d 'The fixed interval of the `week` strategy' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l markov-prior -d 'state-1/state-2: pseudo-count added to each Markov count before the change probability is read (0: the paper\'s bare counts)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l budget -d '`freshness`: downloads per cycle for the whole collection (default: as many in all as `gold` makes)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l every -d 'Rows of the over-time tables, every N months' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
@@ -282,15 +278,15 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s v -l verbose 
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l seeds -d 'Also add the kernel URLs in FILE (one per line, # starts a comment; - reads stdin)' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l strategy -d 'Re-crawl strategy: fix, dyn, window, state-1, state-2, week, freshness' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l seeds -d 'Also add the kernel URLs in FILE (one per line, # starts a comment)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l strategy -d 'Re-crawl strategy: fix, dyn, window, state-1, state-2, week, freshness, dyldo (the week (--initial-interval) divided by 1, 2, 4, 8 or 16; --min/--max-interval do not apply)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l budget -d 'Downloads per cycle at most; the freshness strategy shares this budget out' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l hops -d 'The segment: documents within N links of the kernel (0: the kernel only)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l every -d 'Time between cycles (30m, 1h, 1d)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l min-interval -d 'Shortest re-crawl interval' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l max-interval -d 'Longest re-crawl interval' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l initial-interval -d 'Interval of a URL not seen before, and the week strategy\'s' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l truth -d 'Ground truth: per URL its change times (the simulate --histories format); prints recall and precision after each cycle; - reads stdin' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l truth -d 'Ground truth: per URL its change times (the simulate --histories format); prints recall and precision after each cycle' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l delay -d 'Minimum time between two requests to one pay-level domain [default: 2s]' -r
@@ -382,10 +378,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subc
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l wacz -d 'Write a WACZ 1.1.1 package here (WARC files, CDXJ index, pages, datapackage)' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l prefix -d 'Only URLs starting with this prefix' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l host -d 'Only URLs on this host' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l url -d 'Only captures of this URL (or a pattern as `ldwarc query` takes it: a prefix ending in `*`, or `*.domain`)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l url -d 'Only captures of these URLs: one URL, a prefix ending in `*`, or `*.host`' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l from -d 'Only captures at or after this timestamp (1-14 digits)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l to -d 'Only captures at or before this timestamp (1-14 digits)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'

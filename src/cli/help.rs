@@ -281,6 +281,10 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "ldwarc monitor --every 1d --strategy dyn @kernel.txt",
                     "the observatory loop, daily",
                 ),
+                (
+                    "ldwarc monitor --every 1h --strategy dyldo @kernel.txt",
+                    "a weekly snapshot, up to 16 a week for documents that keep changing",
+                ),
             ],
             exit_status: none,
             environment: NETWORK_ENVIRONMENT,

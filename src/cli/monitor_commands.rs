@@ -32,7 +32,8 @@ pub struct MonitorArgs {
     /// Run one cycle and exit (for cron); otherwise run a cycle every --every.
     #[arg(long)]
     once: bool,
-    /// Re-crawl strategy: fix, dyn, window, state-1, state-2, week, freshness.
+    /// Re-crawl strategy: fix, dyn, window, state-1, state-2, week, freshness, dyldo (the
+    /// week (--initial-interval) divided by 1, 2, 4, 8 or 16; --min/--max-interval do not apply).
     #[arg(long, default_value = "dyn", value_name = "S", value_parser = parse_strategy)]
     strategy: Strategy,
     /// Downloads per cycle at most; the freshness strategy shares this budget out.

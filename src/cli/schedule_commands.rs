@@ -17,6 +17,7 @@ use ldwarc_core::dynamics::duration::{DAY, format_duration, format_number};
 use ldwarc_core::schedule::crawl_time::{DEFAULT_FETCH_TIME, PaperEstimate};
 use ldwarc_core::schedule::history::Band;
 use ldwarc_core::schedule::nodes::{ClusterEstimate, NodePlan, estimate_on_nodes, plan_nodes};
+use ldwarc_core::schedule::strategy::DEFAULT_MARKOV_PRIOR;
 use ldwarc_core::schedule::synthetic::default_mean_change_times;
 use ldwarc_core::schedule::{
     ChangeHistory, PldWorkload, Policy, SimulationOptions, SimulationReport, Strategy,
@@ -48,12 +49,13 @@ pub struct SimulateArgs {
     /// Distribution of synthetic mean change times: SHAPE,SCALE (default 0.8,100d).
     #[arg(long, value_name = "SHAPE,SCALE", value_parser = parse_weibull)]
     weibull: Option<Weibull>,
-    /// Strategies, comma-separated: fix, dyn, window, state-1, state-2, week, gold, freshness.
+    /// Strategies, comma-separated: fix, dyn, window, state-1, state-2, week, gold, freshness,
+    /// dyldo.
     #[arg(
         long,
         value_name = "LIST",
         value_delimiter = ',',
-        default_value = "fix,dyn,window,state-1,state-2,week,gold,freshness",
+        default_value = "fix,dyn,window,state-1,state-2,week,gold,freshness,dyldo",
         value_parser = parse_strategy
     )]
     strategies: Vec<Strategy>,
@@ -76,6 +78,10 @@ pub struct SimulateArgs {
     /// The fixed interval of the `week` strategy.
     #[arg(long, value_name = "DURATION", default_value = "7d", value_parser = flags::duration_days)]
     week: f64,
+    /// state-1/state-2: pseudo-count added to each Markov count before the change probability
+    /// is read (0: the paper's bare counts).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MARKOV_PRIOR)]
+    markov_prior: f64,
     /// `freshness`: downloads per cycle for the whole collection (default: as many in all
     /// as `gold` makes).
     #[arg(long, value_name = "N")]
@@ -167,6 +173,7 @@ pub fn simulate(args: SimulateArgs) -> io::Result<i32> {
         max_interval: args.max_interval,
         initial_interval: args.initial_interval,
         fixed_interval: args.week,
+        markov_prior: args.markov_prior,
         ..Policy::new(Strategy::Fix)
     };
     options.cycle = args.cycle;
@@ -263,7 +270,8 @@ fn write_header(
     let p = &options.policy;
     writeln!(
         out,
-        "{} documents ({source}) over {} months; cycle {}; intervals {}–{}, start {}, week {}",
+        "{} documents ({source}) over {} months; cycle {}; intervals {}–{}, start {}, week {}, \
+         Markov prior {}",
         report.documents,
         report.months,
         format_duration(options.cycle),
@@ -271,6 +279,7 @@ fn write_header(
         format_duration(p.max_interval),
         format_duration(p.initial_interval),
         format_duration(p.fixed_interval),
+        format_number(p.markov_prior, 3),
     )?;
     for outcome in &report.outcomes {
         if let Some(budget) = outcome.budget {

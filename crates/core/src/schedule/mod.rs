@@ -5,7 +5,8 @@
 //! as JSON in the state store and calls in here):
 //!
 //! - [`strategy`]: the per-URL [`ScheduleState`] and the re-scheduling strategies of Umbrich,
-//!   Mrzelj & Polleres §4.1 (`fix`, `dyn`, `window`, `state-1`, `state-2`, `week`, `gold`);
+//!   Mrzelj & Polleres §4.1 (`fix`, `dyn`, `window`, `state-1`, `state-2`, `week`, `gold`) and
+//!   the adaptive scheme of the DyLDO observatory §6 (`dyldo`);
 //! - [`freshness`]: our own strategy, Cho & Garcia-Molina's bias-reduced change-rate estimate
 //!   per URL and the freshness-optimal allocation of a download budget, plus the per-cycle
 //!   planner [`plan_cycle`];

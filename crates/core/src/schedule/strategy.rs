@@ -1,6 +1,7 @@
 //! The per-URL schedule state and the re-scheduling strategies of Umbrich, Mrzelj & Polleres
-//! (`shared/papers/001_…` §4.1): `fix`, `dyn`, `window`, `state-1`, `state-2`, `week`, `gold`,
-//! and the hook for our own budgeted `freshness` strategy (its planner is in
+//! (`shared/papers/001_…` §4.1): `fix`, `dyn`, `window`, `state-1`, `state-2`, `week`, `gold`;
+//! the adaptive scheme of the DyLDO observatory (Käfer et al., `shared/papers/000_…` §6),
+//! `dyldo`; and the hook for our own budgeted `freshness` strategy (its planner is in
 //! [`super::freshness`]).
 //!
 //! The paper speaks of a "crawl frequency" but gives it in time units ("higher than 1 month");
@@ -51,11 +52,15 @@ pub enum Strategy {
     /// Ours: bias-reduced rate estimates and a freshness-optimal budget allocation.
     #[serde(rename = "freshness")]
     Freshness,
+    /// DyLDO §6: within the weekly snapshot, 2, 4, 8, up to 16 snapshots a week for a
+    /// document that changed in two consecutive snapshots of its current interval.
+    #[serde(rename = "dyldo")]
+    Dyldo,
 }
 
 impl Strategy {
     /// Every strategy, in the order reports list them.
-    pub const ALL: [Strategy; 8] = [
+    pub const ALL: [Strategy; 9] = [
         Strategy::Fix,
         Strategy::Dyn,
         Strategy::Window,
@@ -64,6 +69,7 @@ impl Strategy {
         Strategy::Week,
         Strategy::Gold,
         Strategy::Freshness,
+        Strategy::Dyldo,
     ];
 
     /// The name used on the command line and in reports.
@@ -77,6 +83,7 @@ impl Strategy {
             Strategy::Week => "week",
             Strategy::Gold => "gold",
             Strategy::Freshness => "freshness",
+            Strategy::Dyldo => "dyldo",
         }
     }
 
@@ -124,6 +131,20 @@ pub struct Policy {
     pub initial_interval: f64,
     /// The interval of `week`, seconds (1 week).
     pub fixed_interval: f64,
+    /// `state-1`/`state-2`: pseudo-count added to each cell of a row of the Markov counts
+    /// before the change probability is read from it (the paper says nothing of empty or
+    /// thin rows). `0` is the paper's bare counting; see [`DEFAULT_MARKOV_PRIOR`].
+    #[serde(default = "default_markov_prior")]
+    pub markov_prior: f64,
+}
+
+/// The default [`Policy::markov_prior`]: add-one (Laplace) smoothing. One transition seen at
+/// an interval then moves the interval by 1.5 instead of 3; `docs/scheduling.md` shows how
+/// the choice moves recall and precision.
+pub const DEFAULT_MARKOV_PRIOR: f64 = 1.0;
+
+fn default_markov_prior() -> f64 {
+    DEFAULT_MARKOV_PRIOR
 }
 
 impl Policy {
@@ -135,6 +156,7 @@ impl Policy {
             max_interval: 6.0 * MONTH,
             initial_interval: WEEK,
             fixed_interval: WEEK,
+            markov_prior: DEFAULT_MARKOV_PRIOR,
         }
     }
 
@@ -149,6 +171,12 @@ impl Policy {
         if let Some((name, value)) = all.iter().find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
             return Err(ScheduleError::Parameter(format!(
                 "the {name} must be positive, got {value} s"
+            )));
+        }
+        if !(self.markov_prior.is_finite() && self.markov_prior >= 0.0) {
+            return Err(ScheduleError::Parameter(format!(
+                "the Markov prior must be zero or positive, got {}",
+                self.markov_prior
             )));
         }
         if self.min_interval > self.max_interval {
@@ -166,6 +194,17 @@ impl Policy {
         interval.clamp(self.min_interval, self.max_interval)
     }
 
+    /// `interval` within the bounds the strategy obeys: `dyldo` keeps DyLDO's own levels (the
+    /// week down to a sixteenth of it), whatever the minimum and maximum; the others are
+    /// [`Policy::clamp`]ed.
+    pub fn bound(&self, interval: f64) -> f64 {
+        if self.strategy == Strategy::Dyldo {
+            interval
+        } else {
+            self.clamp(interval)
+        }
+    }
+
     /// The interval the strategy proposes after the latest observation in `state` (before
     /// clamping). Strategies that need more evidence return the current interval.
     pub fn proposed_interval(&self, state: &ScheduleState) -> f64 {
@@ -174,8 +213,8 @@ impl Policy {
             Strategy::Fix => fixed_snapshots_interval(state, 2),
             Strategy::Dyn => fixed_snapshots_interval(state, dyn_snapshots(current)),
             Strategy::Window => window_interval(state),
-            Strategy::State1 => markov_interval(state, 1),
-            Strategy::State2 => markov_interval(state, 2),
+            Strategy::State1 => markov_interval(state, 1, self.markov_prior),
+            Strategy::State2 => markov_interval(state, 2, self.markov_prior),
             Strategy::Week => self.fixed_interval,
             Strategy::Gold => match state.known_rate {
                 Some(rate) if rate > 0.0 => 1.0 / rate,
@@ -183,18 +222,48 @@ impl Policy {
             },
             // The collection-level planner sets it (`freshness::allocate_budget`).
             Strategy::Freshness => current,
+            Strategy::Dyldo => dyldo_interval(self.fixed_interval, state),
         }
     }
 }
 
-/// Counts of observed state sequences at one interval (`0` unchanged, `1` changed): the
-/// "knowledge base" of the Markov strategies (paper Table 1).
+/// The sequence of states observed at one interval (`0` unchanged, `1` changed) and its
+/// counts: the "knowledge base" of the Markov strategies (paper Table 1), kept "for each
+/// crawl frequency" separately. A transition is counted between two states observed at the
+/// same interval, whatever was observed at other intervals in between.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TransitionCounts {
     /// `first[previous][next]`: how often `next` followed `previous` (state-1).
     pub first: [[u32; 2]; 2],
     /// `second[before_previous][previous][next]` (state-2).
     pub second: [[[u32; 2]; 2]; 2],
+    /// The latest (at most two) states observed at this interval, oldest first.
+    #[serde(default)]
+    pub recent: String,
+}
+
+impl TransitionCounts {
+    /// The latest `count` (at most two) states observed at this interval, oldest first.
+    pub fn latest(&self, count: usize) -> Vec<bool> {
+        let skip = self.recent.len().saturating_sub(count);
+        self.recent.bytes().skip(skip).map(|b| b == b'1').collect()
+    }
+
+    /// Counts `changed` after the states seen before at this interval and appends it.
+    fn push(&mut self, changed: bool) {
+        let before = self.latest(2);
+        let next = usize::from(changed);
+        if let Some(&previous) = before.last() {
+            self.first[usize::from(previous)][next] += 1;
+        }
+        if let [before_previous, previous] = before[..] {
+            self.second[usize::from(before_previous)][usize::from(previous)][next] += 1;
+        }
+        self.recent.push(if changed { '1' } else { '0' });
+        if self.recent.len() > 2 {
+            self.recent.remove(0);
+        }
+    }
 }
 
 /// Everything the strategies know about one URL. Serialisable (JSON) so the monitor can
@@ -258,7 +327,7 @@ impl ScheduleState {
             self.record(at - previous, changed);
         }
         let proposed = policy.proposed_interval(self);
-        self.set_interval(policy.clamp(proposed));
+        self.set_interval(policy.bound(proposed));
         self.last_download = Some(at);
         self.next_due = Some(at + self.interval);
     }
@@ -303,18 +372,10 @@ impl ScheduleState {
     }
 
     fn record(&mut self, elapsed: f64, changed: bool) {
-        let before = self.recent(2);
-        let counts = self
-            .transitions
+        self.transitions
             .entry(interval_key(self.interval))
-            .or_default();
-        let next = usize::from(changed);
-        if let Some(&previous) = before.last() {
-            counts.first[usize::from(previous)][next] += 1;
-        }
-        if let [before_previous, previous] = before[..] {
-            counts.second[usize::from(before_previous)][usize::from(previous)][next] += 1;
-        }
+            .or_default()
+            .push(changed);
         self.history.push(if changed { '1' } else { '0' });
         if self.history.len() > HISTORY_LIMIT {
             self.history.remove(0);
@@ -431,11 +492,14 @@ fn window_interval(state: &ScheduleState) -> f64 {
 }
 
 /// `state-1`/`state-2`: the probability that the next download at the current interval finds
-/// a change, from the counts at that interval conditioned on the latest `order` states.
-/// `state-2` falls back to `state-1` when its row is empty; `None` when no count applies.
-pub fn change_probability(state: &ScheduleState, order: usize) -> Option<f64> {
+/// a change, from the counts at that interval conditioned on the latest `order` states
+/// observed *at that interval*, each cell of the row raised by `prior` pseudo-counts.
+/// `state-2` falls back to the `state-1` row when its own row has no count (or only one state
+/// was seen at the interval); `None` when no state was seen at the interval yet, or the row
+/// is empty and `prior` is 0.
+pub fn change_probability(state: &ScheduleState, order: usize, prior: f64) -> Option<f64> {
     let counts = state.transitions_at(state.interval)?;
-    let latest = state.recent(order.min(2));
+    let latest = counts.latest(order.min(2));
     let row = match latest[..] {
         [before_previous, previous] if order >= 2 => {
             let row = counts.second[usize::from(before_previous)][usize::from(previous)];
@@ -448,14 +512,44 @@ pub fn change_probability(state: &ScheduleState, order: usize) -> Option<f64> {
         [.., previous] => counts.first[usize::from(previous)],
         [] => return None,
     };
-    let total = row[0] + row[1];
-    (total > 0).then(|| f64::from(row[1]) / f64::from(total))
+    let total = f64::from(row[0]) + f64::from(row[1]) + 2.0 * prior;
+    (total > 0.0).then(|| (f64::from(row[1]) + prior) / total)
 }
 
-fn markov_interval(state: &ScheduleState, order: usize) -> f64 {
-    match change_probability(state, order) {
+fn markov_interval(state: &ScheduleState, order: usize, prior: f64) -> f64 {
+    match change_probability(state, order, prior) {
         Some(p) => state.interval * ratio_factor(p),
         None => state.interval,
+    }
+}
+
+/// `dyldo`: the highest level, 2⁴ = 16 snapshots a week ("we consider fixing the maximum
+/// number of intervals per week to 16").
+pub const DYLDO_MAX_LEVEL: u32 = 4;
+
+/// `dyldo`: the level `k` whose interval `week / 2^k` is `interval`, if any.
+pub fn dyldo_level(week: f64, interval: f64) -> Option<u32> {
+    (0..=DYLDO_MAX_LEVEL).find(|&k| (interval - dyldo_step(week, k)).abs() <= 1e-6 * week)
+}
+
+/// `dyldo`: the interval of level `k`, `week / 2^k`.
+pub fn dyldo_step(week: f64, level: u32) -> f64 {
+    week / f64::from(1u32 << level.min(DYLDO_MAX_LEVEL))
+}
+
+/// `dyldo`: one level up (the interval halves) when the document changed in the last two
+/// snapshots taken at its current interval, up to 16 a week; otherwise the level stays (the
+/// paper defines no way down: the weekly snapshot is taken anyway). An interval off the levels
+/// (a URL new to the strategy) starts at the week.
+fn dyldo_interval(week: f64, state: &ScheduleState) -> f64 {
+    let Some(level) = dyldo_level(week, state.interval) else {
+        return week;
+    };
+    let changed_twice = state.at_interval >= 2 && state.recent(2) == [true, true];
+    if changed_twice {
+        dyldo_step(week, level + 1)
+    } else {
+        dyldo_step(week, level)
     }
 }
 
@@ -617,75 +711,193 @@ mod tests {
     fn markov_counts_are_kept_per_interval_as_in_table_1() {
         let p = policy(Strategy::Week);
         let mut state = ScheduleState::new(&p);
-        // Table 1: (n−1=0 → n=0) 10, (0 → 1) 40, (1 → 0) 50, (1 → 1) 10.
         let sequence = format!("0{}", "1".repeat(20));
         replay(&p, &mut state, &sequence);
         let counts = state.transitions_at(WEEK).unwrap();
         // The first state has no predecessor; then one 0→1 and nineteen 1→1.
         assert_eq!(counts.first, [[0, 1], [0, 19]]);
         assert_eq!(counts.second, [[[0, 0], [0, 1]], [[0, 0], [0, 18]]]);
-        // The paper's example: P(1|0) = 40 / 50.
+        assert_eq!(counts.recent, "11");
+        // Table 1: (n−1=0 → n=0) 10, (0 → 1) 40, (1 → 0) 50, (1 → 1) 10; the paper's
+        // example P(1|0) = 40 / 50 is the bare count (prior 0).
         let mut table = ScheduleState::new(&p);
         table.interval = WEEK;
-        table.history = "0".into();
         table.transitions.insert(
             WEEK as u64,
             TransitionCounts {
                 first: [[10, 40], [50, 10]],
+                recent: "0".into(),
                 ..Default::default()
             },
         );
-        assert_eq!(change_probability(&table, 1), Some(0.8));
-        table.history = "1".into();
-        assert_eq!(change_probability(&table, 1), Some(10.0 / 60.0));
+        assert_eq!(change_probability(&table, 1, 0.0), Some(0.8));
+        assert_eq!(change_probability(&table, 1, 1.0), Some(41.0 / 52.0));
+        fn week_counts(t: &mut ScheduleState) -> &mut TransitionCounts {
+            t.transitions.get_mut(&(WEEK as u64)).unwrap()
+        }
+        week_counts(&mut table).recent = "1".into();
+        assert_eq!(change_probability(&table, 1, 0.0), Some(10.0 / 60.0));
         // state-2 with an empty row falls back to state-1; with counts it uses them.
-        table.history = "01".into();
-        assert_eq!(change_probability(&table, 2), Some(10.0 / 60.0));
-        table.transitions.get_mut(&(WEEK as u64)).unwrap().second[0][1] = [1, 3];
-        assert_eq!(change_probability(&table, 2), Some(0.75));
-        // Another interval has its own (empty) knowledge.
+        week_counts(&mut table).recent = "01".into();
+        assert_eq!(change_probability(&table, 2, 0.0), Some(10.0 / 60.0));
+        week_counts(&mut table).second[0][1] = [1, 3];
+        assert_eq!(change_probability(&table, 2, 0.0), Some(0.75));
+        assert_eq!(change_probability(&table, 2, 1.0), Some(4.0 / 6.0));
+        // Another interval has its own (empty) knowledge: nothing without a prior, an even
+        // chance (keep the interval) with one.
         table.interval = 2.0 * WEEK;
-        assert_eq!(change_probability(&table, 1), None);
+        assert_eq!(change_probability(&table, 1, 0.0), None);
+        table.transitions.insert(
+            (2.0 * WEEK) as u64,
+            TransitionCounts {
+                recent: "1".into(),
+                ..Default::default()
+            },
+        );
+        assert_eq!(change_probability(&table, 1, 0.0), None);
+        assert_eq!(change_probability(&table, 1, 1.0), Some(0.5));
     }
 
     #[test]
-    fn state_1_adapts_by_the_window_factors() {
-        let p = policy(Strategy::State1);
+    fn markov_sequences_do_not_cross_intervals() {
+        let p = policy(Strategy::Week);
         let mut state = ScheduleState::new(&p);
-        // 7d: the first observation has no predecessor: no count, keep. Second: 1→1 at 7d,
-        // P(1|1) = 1 → ÷3 = 7/3d. Third: 1→1 counted at 7/3d (the interval it was
-        // scheduled with), P(1|1) = 1 → ÷3 = 7/9d, clamped to 1d. Fourth: same at 1d.
+        replay(&p, &mut state, "1");
+        // Two observations at two weeks between the weekly ones: their states join the
+        // two-week sequence only, and the weekly sequence continues from its own last state.
+        state.set_interval(2.0 * WEEK);
+        let at = state.next_due.unwrap();
+        state.observe(&Policy::new(Strategy::Freshness), at, false);
+        let at = state.next_due.unwrap();
+        state.observe(&Policy::new(Strategy::Freshness), at, false);
+        state.set_interval(WEEK);
+        replay(&p, &mut state, "1");
+        let week = state.transitions_at(WEEK).unwrap();
+        assert_eq!(week.first, [[0, 0], [0, 1]], "1 → 1 at one week");
+        assert_eq!(week.recent, "11");
+        let fortnight = state.transitions_at(2.0 * WEEK).unwrap();
+        assert_eq!(fortnight.first, [[1, 0], [0, 0]], "0 → 0 at two weeks");
+        assert_eq!(fortnight.recent, "00");
+        assert_eq!(
+            state.history, "1001",
+            "the document's own sequence is whole"
+        );
+    }
+
+    #[test]
+    fn state_1_without_prior_counts_as_the_paper() {
+        let p = Policy {
+            markov_prior: 0.0,
+            ..policy(Strategy::State1)
+        };
+        let mut state = ScheduleState::new(&p);
+        // 7d: the first state at 7d has no predecessor: keep. Second: 1→1 at 7d, P(1|1) = 1
+        // → ÷3 = 7/3d. At 7/3d nothing is known: keep; then 1→1: ÷3 = 7/9d, clamped to 1d.
         let days = replay(&p, &mut state, "1111");
         assert_eq!(days[0], 7.0);
         assert!((days[1] - 7.0 / 3.0).abs() < 1e-12);
-        assert_eq!(days[2..], [1.0, 1.0]);
-        // At 1d: 1→0 counted; the row of 0 is empty: keep. Then 0→0: P(1|0) = 0 → ×3.
+        assert!((days[2] - 7.0 / 3.0).abs() < 1e-12);
+        assert_eq!(days[3], 1.0);
+        // At 1d: first state, keep; 0→0: P(1|0) = 0 → ×3.
         assert_eq!(replay(&p, &mut state, "00"), vec![1.0, 3.0]);
-        // At 3d: 0→1 counted, the row of 1 is empty: keep; then 1→0 counted, and the row of
-        // 0 at 3d holds the one 0→1: P(1|0) = 1 → ÷3 = 1d.
-        assert_eq!(replay(&p, &mut state, "10"), vec![3.0, 1.0]);
+        // At 3d: first state, keep; 1→0 leaves the row of 0 at 3d empty: keep.
+        assert_eq!(replay(&p, &mut state, "10"), vec![3.0, 3.0]);
+        // Then 0→1 at 3d: the row of 1 holds the one 1→0, P(1|1) = 0 → ×3 = 9d; at 9d
+        // nothing is known: keep.
+        assert_eq!(replay(&p, &mut state, "11"), vec![9.0, 9.0]);
     }
 
     #[test]
-    fn state_2_conditions_on_the_last_two_states() {
-        let p = policy(Strategy::State2);
+    fn state_1_with_the_default_prior_moves_by_one_step_on_one_transition() {
+        let p = policy(Strategy::State1);
+        assert_eq!(p.markov_prior, DEFAULT_MARKOV_PRIOR);
         let mut state = ScheduleState::new(&p);
-        // 7d: "1" (no count); "1": first 1→1 → state-2 row (·,1,1) empty → fallback
-        // P(1|1)=1 → ÷3.
+        // 1→1 once: (1 + 1) / (1 + 2) = 2/3 → ÷1.5; twice at one interval: 3/4 → ÷1.5; three
+        // times: 4/5 → ÷2.
         let days = replay(&p, &mut state, "11");
         assert_eq!(days[0], 7.0);
-        assert!((days[1] - 7.0 / 3.0).abs() < 1e-12);
-        // At 7/3d: "0": first 1→0 and second (1,1)→0. Row (1,0) empty, first row 0 empty:
-        // keep. "0": 0→0 and (1,0)→0; row (0,0) empty, fallback P(1|0) = 0 → ×3 = 7d.
+        assert!((days[1] - 7.0 / 1.5).abs() < 1e-12);
+        let p_week = policy(Strategy::Week);
+        let mut counted = ScheduleState::new(&p_week);
+        replay(&p_week, &mut counted, "1111");
+        assert_eq!(change_probability(&counted, 1, 1.0), Some(4.0 / 5.0));
+        assert_eq!(ratio_factor(4.0 / 5.0), 0.5);
+        // 0→0 once: 1/3 → ×1.5.
+        let mut state = ScheduleState::new(&p);
         let days = replay(&p, &mut state, "00");
-        assert!((days[0] - 7.0 / 3.0).abs() < 1e-12);
-        assert!((days[1] - 7.0).abs() < 1e-12);
-        // Back at 7d the old knowledge is still there: (1,1)→… none; history "00": row
-        // (0,0) empty, first row [0] at 7d empty… "1": 0→1 at 7d: row (0,1) empty, P(1|1)=1
-        // from the 7d first-order counts → ÷3.
-        let days = replay(&p, &mut state, "1");
-        assert!((days[0] - 7.0 / 3.0).abs() < 1e-12);
-        assert_eq!(state.transitions_at(WEEK).unwrap().first, [[0, 1], [0, 1]]);
+        assert!((days[1] - 10.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn state_2_conditions_on_the_last_two_states_at_the_interval() {
+        let p = Policy {
+            markov_prior: 0.0,
+            ..policy(Strategy::Week)
+        };
+        let mut state = ScheduleState::new(&p);
+        // At 7d: 1,1,0 then 1,1,0: the (1,1) row of state-2 holds two 1,1→0; the state-1 row
+        // of 1 holds 1→1 twice and 1→0 twice.
+        replay(&p, &mut state, "110110");
+        let counts = state.transitions_at(WEEK).unwrap();
+        assert_eq!(counts.second[1][1], [2, 0]);
+        assert_eq!(counts.first[1], [2, 2]);
+        // Two more changes: the latest two at 7d are 1,1. state-2 reads its (1,1) row, two
+        // 1,1→0: P = 0 (×3); state-1 reads the row of 1, three 1→1 in five: P = 0.6 (keep).
+        replay(&p, &mut state, "11");
+        assert_eq!(change_probability(&state, 2, 0.0), Some(0.0));
+        assert_eq!(change_probability(&state, 1, 0.0), Some(0.6));
+        let p2 = Policy {
+            markov_prior: 0.0,
+            ..policy(Strategy::State2)
+        };
+        assert_eq!(p2.proposed_interval(&state), 3.0 * WEEK);
+        let p1 = Policy {
+            markov_prior: 0.0,
+            ..policy(Strategy::State1)
+        };
+        assert_eq!(p1.proposed_interval(&state), WEEK);
+    }
+
+    #[test]
+    fn dyldo_doubles_after_two_consecutive_changes_at_its_interval_up_to_16_a_week() {
+        let p = policy(Strategy::Dyldo);
+        let mut state = ScheduleState::new(&p);
+        let week = 7.0;
+        // One change is not enough; a change then none neither; two in a row: 2× a week.
+        assert_eq!(
+            replay(&p, &mut state, "1011"),
+            vec![week, week, week, week / 2.0]
+        );
+        // The count restarts at the new interval: one change keeps it, the second doubles.
+        assert_eq!(replay(&p, &mut state, "11"), vec![week / 2.0, week / 4.0]);
+        assert_eq!(
+            replay(&p, &mut state, "0110"),
+            vec![week / 4.0, week / 4.0, week / 8.0, week / 8.0]
+        );
+        // 16 a week (10.5 h) is the top, below the policy's 1-day minimum, which dyldo
+        // does not apply; more changes keep it.
+        assert_eq!(replay(&p, &mut state, "11"), vec![week / 8.0, week / 16.0]);
+        assert_eq!(replay(&p, &mut state, "1111"), vec![week / 16.0; 4]);
+        assert_eq!(state.interval, WEEK / 16.0);
+        // No way down: unchanged snapshots keep the level.
+        assert_eq!(replay(&p, &mut state, "0000"), vec![week / 16.0; 4]);
+        assert_eq!(dyldo_level(WEEK, state.interval), Some(DYLDO_MAX_LEVEL));
+    }
+
+    #[test]
+    fn dyldo_levels_follow_the_policy_week_and_start_there() {
+        let p = Policy {
+            fixed_interval: 14.0 * DAY,
+            initial_interval: 3.0 * DAY,
+            ..policy(Strategy::Dyldo)
+        };
+        let mut state = ScheduleState::new(&p);
+        // An initial interval off the levels: the first download sets the (two-)week level.
+        assert_eq!(replay(&p, &mut state, "11"), vec![14.0, 7.0]);
+        assert_eq!(dyldo_level(14.0 * DAY, 7.0 * DAY), Some(1));
+        assert_eq!(dyldo_level(14.0 * DAY, 3.0 * DAY), None);
+        assert_eq!(dyldo_step(WEEK, 9), WEEK / 16.0, "capped at 16 a week");
+        assert_eq!("dyldo".parse::<Strategy>().unwrap(), Strategy::Dyldo);
     }
 
     #[test]
