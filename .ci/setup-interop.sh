@@ -2,7 +2,8 @@
 # Installs the tools the interop tests compare ldwarc against: a Python venv at .venv with
 # warcio, fastwarc, cdxj-indexer, surt, rdflib, pyoxigraph and cdx-toolkit from PyPI, and the pywb 2.10.0
 # sample archive (from the pywb wheel) under .ci/cache, and pywb 2.10.0 itself in a second venv
-# at .venv-pywb, with py-wacz 0.6.0 (the `wacz` validator, which depends on pywb). Idempotent.
+# at .venv-pywb, with py-wacz 0.6.0 (the `wacz` validator, which depends on pywb), and Comunica
+# 1.22.3 from npm under .npm-tools. Idempotent.
 #
 # pywb gets its own venv because it conflicts with fastwarc: pywb requires `brotlipy`, fastwarc
 # requires Google's `brotli`, and both install a top-level module named `brotli` (with different
@@ -41,5 +42,13 @@ with zipfile.ZipFile(wheel) as z:
 PY
   rm -rf "$tmp"
 fi
+# Comunica 1.22.3, the last release whose default config includes the Memento actor, for the
+# Triple Pattern Fragments test (`comunica-sparql URL -d DATE QUERY`), into .npm-tools.
+if [ ! -x .npm-tools/node_modules/.bin/comunica-sparql ]; then
+  mkdir -p .npm-tools
+  npm install --silent --no-audit --no-fund --prefix .npm-tools '@comunica/actor-init-sparql@1.22.3'
+fi
+
 echo "interop tools ready: $(.venv/bin/python -c 'from importlib.metadata import version as v; print(", ".join(f"{p} {v(p)}" for p in ("warcio", "fastwarc", "cdxj-indexer", "surt", "rdflib", "pyoxigraph", "cdx-toolkit")))')"
+echo "comunica ready:$(.npm-tools/node_modules/.bin/comunica-sparql --version 2>&1 | grep -m1 'Init Actor' | tr -s ' |' ' ')"
 echo "pywb ready: $(.venv-pywb/bin/python -c 'import pywb; from importlib.metadata import version; print("pywb", pywb.__version__, "wacz", version("wacz"))')"
