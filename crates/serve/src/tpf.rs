@@ -41,12 +41,15 @@ const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 const XSD_INTEGER: &str = "http://www.w3.org/2001/XMLSchema#integer";
 const FOAF_PRIMARY_TOPIC: &str = "http://xmlns.com/foaf/0.1/primaryTopic";
 
+/// The indexes read, with their files' modification times when read.
+type Loaded = (Vec<Option<SystemTime>>, Arc<Vec<TripleIndex>>);
+
 /// The triple indexes of the served roots, read when first asked for and again when a
 /// root's index file changes (`ldwarc index --triples` run meanwhile).
 #[derive(Default)]
 pub(crate) struct TripleIndexes {
     roots: Vec<PathBuf>,
-    loaded: Mutex<Option<(Vec<Option<SystemTime>>, Arc<Vec<TripleIndex>>)>>,
+    loaded: Mutex<Option<Loaded>>,
 }
 
 impl TripleIndexes {
