@@ -150,7 +150,6 @@ fn main() {
     let last = (base_time() + TimeDelta::days(spec.versions as i64 - 1) + TimeDelta::hours(22))
         .timestamp();
     let mut vm_counts = Vec::new();
-    let mut vm_times = Vec::new();
     println!(
         "\npattern | VM (middle version) | DM (first→last) | DM (consecutive) | VQ (all intervals)"
     );
@@ -186,7 +185,6 @@ fn main() {
             ms(vq_time)
         );
         vm_counts.push(vm);
-        vm_times.push(vm_time);
     }
 
     // pyoxigraph on the snapshot of the VM date, in the same run.
@@ -230,9 +228,14 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .expect("pyoxigraph load time");
     println!("pyoxigraph: loading the snapshot {:.2} ms", load * 1000.0);
-    for (((line, pattern), ldwarc_count), vm_time) in
-        lines.zip(&patterns).zip(&vm_counts).zip(&vm_times)
-    {
+    for ((line, pattern), ldwarc_count) in lines.zip(&patterns).zip(&vm_counts) {
+        // A one-off question: open the index, answer once (sorting an access order if the
+        // pattern needs one).
+        let parsed = TriplePattern::parse(pattern).expect("pattern");
+        let (_, cold) = timed(1, || {
+            let index = TripleIndex::open(&root).expect("open the index");
+            index.at(&parsed, vm_date.timestamp()).len()
+        });
         let mut parts = line.split_whitespace().skip(1);
         let count: usize = parts.next().and_then(|c| c.parse().ok()).expect("count");
         let seconds: f64 = parts.next().and_then(|s| s.parse().ok()).expect("time");
@@ -240,7 +243,7 @@ fn main() {
             "pyoxigraph: {pattern} | {count} rows in {:.2} ms; load + query {:.2} ms vs ldwarc open + VM {}{}",
             seconds * 1000.0,
             (load + seconds) * 1000.0,
-            ms(open_time + *vm_time),
+            ms(cold),
             if count == *ldwarc_count {
                 ""
             } else {

@@ -301,8 +301,8 @@ impl Builder {
             terms: self.terms,
             docs: self.docs,
             entries,
-            by_predicate: Vec::new(),
-            by_object: Vec::new(),
+            by_predicate: Default::default(),
+            by_object: Default::default(),
         };
         index.sort_orders();
         index

@@ -85,7 +85,7 @@ impl TripleIndex {
                 entries[range].iter().filter(keep).collect()
             }
             (None, Some(p), o) => {
-                let order = &self.by_predicate;
+                let order = self.predicate_order();
                 let range = equal_range(order.len(), |i| {
                     let e = &entries[order[i] as usize];
                     (e.predicate, o.map(|_| e.object)).cmp(&(p, o))
@@ -93,7 +93,7 @@ impl TripleIndex {
                 order[range].iter().map(|&i| &entries[i as usize]).collect()
             }
             (None, None, Some(o)) => {
-                let order = &self.by_object;
+                let order = self.object_order();
                 let range = equal_range(order.len(), |i| entries[order[i] as usize].object.cmp(&o));
                 order[range].iter().map(|&i| &entries[i as usize]).collect()
             }

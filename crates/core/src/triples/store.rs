@@ -5,6 +5,7 @@
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use flate2::Compression;
 use flate2::read::GzDecoder;
@@ -83,10 +84,11 @@ pub struct TripleIndex {
     pub(crate) docs: Vec<DocumentVersions>,
     /// Sorted by subject, predicate, object, document.
     pub(crate) entries: Vec<Entry>,
-    /// Entry positions sorted by predicate, object, subject.
-    pub(crate) by_predicate: Vec<u32>,
-    /// Entry positions sorted by object, subject, predicate.
-    pub(crate) by_object: Vec<u32>,
+    /// Entry positions sorted by predicate, object, subject; sorted when a pattern first
+    /// needs it (a pattern with a bound subject never does), so opening stays cheap.
+    pub(crate) by_predicate: OnceLock<Vec<u32>>,
+    /// Entry positions sorted by object, subject, predicate; sorted when first needed.
+    pub(crate) by_object: OnceLock<Vec<u32>>,
 }
 
 impl TripleIndex {
@@ -144,25 +146,33 @@ impl TripleIndex {
         &self.docs
     }
 
-    /// Sorts the entries and derives the other access orders.
+    /// Sorts the entries by subject, predicate, object and document (the other access
+    /// orders are derived when first needed).
     pub(crate) fn sort_orders(&mut self) {
         let entries = &mut self.entries;
         if !entries.is_sorted_by_key(|e| (e.subject, e.predicate, e.object, e.doc)) {
             entries.sort_unstable_by_key(|e| (e.subject, e.predicate, e.object, e.doc));
         }
-        let positions = || (0..entries.len() as u32).collect::<Vec<u32>>();
-        let mut by_predicate = positions();
-        by_predicate.sort_by_key(|&i| {
-            let e = &entries[i as usize];
-            (e.predicate, e.object, e.subject, e.doc)
-        });
-        let mut by_object = positions();
-        by_object.sort_by_key(|&i| {
-            let e = &entries[i as usize];
-            (e.object, e.subject, e.predicate, e.doc)
-        });
-        self.by_predicate = by_predicate;
-        self.by_object = by_object;
+        self.by_predicate = OnceLock::new();
+        self.by_object = OnceLock::new();
+    }
+
+    /// Entry positions by predicate, object, subject.
+    pub(crate) fn predicate_order(&self) -> &[u32] {
+        self.by_predicate
+            .get_or_init(|| self.positions_by(|e| (e.predicate, e.object, e.subject, e.doc)))
+    }
+
+    /// Entry positions by object, subject, predicate.
+    pub(crate) fn object_order(&self) -> &[u32] {
+        self.by_object
+            .get_or_init(|| self.positions_by(|e| (e.object, e.subject, e.predicate, e.doc)))
+    }
+
+    fn positions_by(&self, key: impl Fn(&Entry) -> (u32, u32, u32, u32)) -> Vec<u32> {
+        let mut positions: Vec<u32> = (0..self.entries.len() as u32).collect();
+        positions.sort_unstable_by_key(|&i| key(&self.entries[i as usize]));
+        positions
     }
 
     /// Writes the index of `root` (to a temporary file renamed into place).
@@ -326,7 +336,7 @@ fn decode(bytes: &[u8]) -> Result<TripleIndex, String> {
         terms,
         docs,
         entries,
-        by_predicate: Vec::new(),
-        by_object: Vec::new(),
+        by_predicate: OnceLock::new(),
+        by_object: OnceLock::new(),
     })
 }
