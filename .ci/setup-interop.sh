@@ -3,7 +3,8 @@
 # warcio, fastwarc, cdxj-indexer, surt, rdflib, pyoxigraph, cdx-toolkit, pyRdfa3 and extruct from PyPI,
 # microdata-rdf-streaming-parser and n3 from npm at .npm-tools, and the pywb 2.10.0
 # sample archive (from the pywb wheel) under .ci/cache, and pywb 2.10.0 itself in a second venv
-# at .venv-pywb, with py-wacz 0.6.0 (the `wacz` validator, which depends on pywb). Idempotent.
+# at .venv-pywb, with py-wacz 0.6.0 (the `wacz` validator, which depends on pywb), and Comunica
+# 1.22.3 from npm under .npm-tools. Idempotent.
 #
 # pywb gets its own venv because it conflicts with fastwarc: pywb requires `brotlipy`, fastwarc
 # requires Google's `brotli`, and both install a top-level module named `brotli` (with different
@@ -18,14 +19,6 @@ fi
 .venv/bin/pip install --quiet --disable-pip-version-check \
   'warcio==1.8.1' 'fastwarc==2.0.1' 'cdxj-indexer==1.5.0' 'surt==0.3.1' 'rdflib==7.6.0' 'pyoxigraph==0.5.13' \
   'cdx-toolkit==0.9.39' 'pyRdfa3==3.6.5' 'extruct==0.18.0'
-
-# The Microdata processor the embedded-data interop test compares against, with the N-Quads
-# writer its runner script uses, in a folder of the worktree.
-if [ ! -d .npm-tools/node_modules/microdata-rdf-streaming-parser ]; then
-  mkdir -p .npm-tools
-  npm install --prefix .npm-tools --no-audit --no-fund --silent \
-    'microdata-rdf-streaming-parser@3.0.0' 'n3@1.17.4'
-fi
 
 if [ ! -x .venv-pywb/bin/python ]; then
   "$PYTHON" -m venv .venv-pywb
@@ -50,5 +43,17 @@ with zipfile.ZipFile(wheel) as z:
 PY
   rm -rf "$tmp"
 fi
+# npm tools, pinned, in a folder of the checkout: the Microdata processor the embedded-data
+# interop test compares against (with the N-Quads writer its runner script uses), and Comunica
+# 1.22.3, the last release whose default config includes the Memento actor, for the Triple
+# Pattern Fragments test (`comunica-sparql URL -d DATE QUERY`).
+if [ ! -d .npm-tools/node_modules/microdata-rdf-streaming-parser ] \
+  || [ ! -x .npm-tools/node_modules/.bin/comunica-sparql ]; then
+  mkdir -p .npm-tools
+  npm install --prefix .npm-tools --no-audit --no-fund --silent \
+    'microdata-rdf-streaming-parser@3.0.0' 'n3@1.17.4' '@comunica/actor-init-sparql@1.22.3'
+fi
+
 echo "interop tools ready: $(.venv/bin/python -c 'from importlib.metadata import version as v; print(", ".join(f"{p} {v(p)}" for p in ("warcio", "fastwarc", "cdxj-indexer", "surt", "rdflib", "pyoxigraph", "cdx-toolkit", "pyRdfa3", "extruct")))')"
+echo "comunica ready:$(.npm-tools/node_modules/.bin/comunica-sparql --version 2>&1 | grep -m1 'Init Actor' | tr -s ' |' ' ')"
 echo "pywb ready: $(.venv-pywb/bin/python -c 'import pywb; from importlib.metadata import version; print("pywb", pywb.__version__, "wacz", version("wacz"))')"

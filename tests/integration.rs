@@ -12,6 +12,8 @@ mod common;
 mod serve_server;
 #[path = "support/synthetic_archive.rs"]
 mod synthetic_archive;
+#[path = "support/versioned_people.rs"]
+mod versioned_people;
 #[path = "support/warc_fixture.rs"]
 mod warc_fixture;
 
@@ -67,6 +69,7 @@ mod simulate;
 mod stats_archive;
 mod stats_fit;
 mod surt_interop;
+mod triples_tpf;
 mod url_forms;
 mod w3c_conformance;
 mod wacz_roundtrip;

@@ -85,6 +85,9 @@ _ldwarc() {
             ldwarc,stats)
                 cmd="ldwarc__subcmd__stats"
                 ;;
+            ldwarc,when)
+                cmd="ldwarc__subcmd__when"
+                ;;
             ldwarc__subcmd__help,cdx)
                 cmd="ldwarc__subcmd__help__subcmd__cdx"
                 ;;
@@ -154,6 +157,9 @@ _ldwarc() {
             ldwarc__subcmd__help,stats)
                 cmd="ldwarc__subcmd__help__subcmd__stats"
                 ;;
+            ldwarc__subcmd__help,when)
+                cmd="ldwarc__subcmd__help__subcmd__when"
+                ;;
             ldwarc__subcmd__help__subcmd__plan,crawl-time)
                 cmd="ldwarc__subcmd__help__subcmd__plan__subcmd__crawl__subcmd__time"
                 ;;
@@ -185,7 +191,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls extract index cdx query crawl replay history snapshot diff parse demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls extract index cdx query crawl replay history snapshot diff when parse demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -519,7 +525,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls extract index cdx query crawl replay history snapshot diff parse demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="check ls extract index cdx query crawl replay history snapshot diff when parse demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -882,6 +888,20 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__help__subcmd__when)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__history)
             opts="-v -q -h --root --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -931,7 +951,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__index)
-            opts="-v -q -h --root --rebuild --threads --verify --format --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --rebuild --threads --verify --triples --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1681,6 +1701,40 @@ _ldwarc() {
                     ;;
                 --fit)
                     COMPREPLY=($(compgen -W "hierarchical pooled-lifetimes pooled-lifetimes-cdf" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__when)
+            opts="-v -q -h --root --from --to --format --json --verbose --quiet --log-format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)

@@ -14,6 +14,12 @@ pub struct Sections {
     pub files: &'static [(&'static str, &'static str)],
 }
 
+/// What the commands reading the versioned triple index read.
+const TRIPLE_FILES: &[(&str, &str)] = &[(
+    "<root>/triples/triples.bin.gz",
+    "the versioned triple index, derived from the captures (ldwarc index --triples)",
+)];
+
 const ROOT_FILES: &[(&str, &str)] = &[
     (
         "<root>/warc/YYYY/MM/DD/HH/<pld>/*.warc.gz",
@@ -208,6 +214,10 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "ldwarc index --verify",
                     "prove the index and the files agree",
                 ),
+                (
+                    "ldwarc index --triples",
+                    "also bring the versioned triple index up to date",
+                ),
             ],
             exit_status: &[("1", "with --verify: the index and the files disagree")],
             environment: none,
@@ -360,6 +370,25 @@ pub fn sections(path: &str) -> Option<Sections> {
             exit_status: &[("1", "with --exit-code: the graphs differ")],
             environment: none,
             files: ROOT_FILES,
+        },
+        "when" => Sections {
+            examples: &[
+                (
+                    "ldwarc when '<http://example.org/alice> <http://schema.org/worksFor> ?o'",
+                    "every employer Alice had, with the dates",
+                ),
+                (
+                    "ldwarc when '?s a <http://schema.org/Person>' --from 2024-01-01T00:00:00Z --to 2024-06-30",
+                    "who was a person in the first half of 2024",
+                ),
+                (
+                    "ldwarc when --format json '?s <http://schema.org/name> ?o'",
+                    "one JSON object per statement and document",
+                ),
+            ],
+            exit_status: none,
+            environment: none,
+            files: TRIPLE_FILES,
         },
         "demo" => Sections {
             examples: &[("ldwarc demo", "the offline tour, into ./ldwarc-demo")],

@@ -33,6 +33,10 @@ pub struct IndexArgs {
     /// Prove the index and the files agree: every record indexed, every revisit resolved.
     #[arg(long, conflicts_with = "rebuild")]
     verify: bool,
+    /// Then bring the versioned triple index under <root>/triples up to date (every new
+    /// capture parsed as a version of its document; with --rebuild, rebuilt from all).
+    #[arg(long, conflicts_with = "verify")]
+    triples: bool,
     #[command(flatten)]
     output: super::flags::TextFormat,
 }
@@ -81,6 +85,21 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
     progress.finish_and_clear();
     for (file, error) in &run.errors {
         eprintln!("ldwarc: warc/{file}: {error}");
+    }
+    if args.triples {
+        let triples = super::when_command::update_triples(&args.root.root, args.rebuild)?;
+        if args.output.is_json() {
+            println!("{triples}");
+        } else {
+            eprintln!(
+                "triple index: {} versions added, {} documents, {} statement entries, {} terms, {} bytes",
+                triples["versions_added"],
+                triples["documents"],
+                triples["entries"],
+                triples["terms"],
+                triples["bytes"]
+            );
+        }
     }
     if args.output.is_json() {
         let summary = serde_json::json!({

@@ -18,6 +18,7 @@ mod stats_commands;
 mod verify;
 mod wacz_commands;
 mod warc_commands;
+mod when_command;
 
 use std::path::PathBuf;
 
@@ -149,6 +150,17 @@ enum Command {
         FILE1 FILE2: the same for two local RDF files (syntax by extension, then sniffing)."
     )]
     Diff(replay_commands::DiffArgs),
+    /// The intervals during which the statements matching a triple pattern held, per document.
+    #[command(
+        long_about = "PATTERN is a triple pattern: three terms in Turtle syntax (IRIs in angle \
+        brackets, literals, numbers, `a`) or variables (?name). For each statement of each document \
+        matching it, prints the intervals during which the document held it: from the capture that \
+        added it until the capture that removed it (a change, a redirect, an error status or a \
+        payload that is not RDF), or until now. --from and --to keep the intervals overlapping that \
+        window. Answers come from the versioned triple index (`ldwarc index --triples`) without \
+        reading any WARC file."
+    )]
+    When(when_command::WhenArgs),
     /// Parse RDF files or HTML/XHTML pages (RDFa, Microdata, JSON-LD) to any RDF syntax.
     Parse(parse_command::ParseArgs),
     /// A self-contained tour: serve a sample Linked Data web on loopback, crawl it three times, replay.
@@ -226,6 +238,7 @@ pub fn run() -> i32 {
         Command::History(args) => replay_commands::history_command(args),
         Command::Snapshot(args) => replay_commands::snapshot_command(args),
         Command::Diff(args) => replay_commands::diff_command(args),
+        Command::When(args) => when_command::when_command(args),
         Command::Parse(args) => parse_command::parse_command(args),
         Command::Demo { dir } => {
             let mut out = std::io::stdout();

@@ -11,3 +11,4 @@ pub mod index;
 pub mod replay;
 pub mod schedule;
 pub mod store;
+pub mod triples;

@@ -14,6 +14,7 @@
 //! | `/web/{url}` | the TimeGate (`Accept-Datetime`) |
 //! | `/timemap/link/{url}`, `/timemap/json/{url}` | TimeMaps |
 //! | `/`, `/search`, `/timeline`, `/capture`, `/diff`, `/overview`, `/render` | pages |
+//! | `/tpf`, `/tpf/timegate`, `/tpf/{timestamp}` | Triple Pattern Fragments, with Memento |
 
 #![warn(missing_docs)]
 
@@ -29,6 +30,7 @@ pub mod public;
 mod replay;
 mod rewrite;
 mod stream;
+mod tpf;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -101,6 +103,8 @@ pub(crate) struct AppState {
     pub(crate) limits: Limits,
     pub(crate) bind: SocketAddr,
     pub(crate) overview: std::sync::OnceLock<pages::Overview>,
+    /// The versioned triple indexes behind `/tpf`.
+    pub(crate) triples: tpf::TripleIndexes,
 }
 
 /// The state handed to handlers.
@@ -171,6 +175,7 @@ fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
         limits: config.limits.clone(),
         bind: config.bind,
         overview: std::sync::OnceLock::new(),
+        triples: tpf::TripleIndexes::new(config.roots.clone()),
     }))
 }
 
@@ -188,6 +193,8 @@ pub(crate) fn router(state: State) -> Router {
         .route("/diff", get(pages::diff))
         .route("/overview", get(pages::overview))
         .route("/render", get(pages::render))
+        .route("/tpf", get(tpf::fragment))
+        .route("/tpf/{*rest}", get(tpf::dated))
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

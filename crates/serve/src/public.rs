@@ -23,6 +23,7 @@ pub const PUBLIC_ROUTES: &[&str] = &[
     "/diff",
     "/overview",
     "/render",
+    "/tpf",
 ];
 
 /// Whether `path` is served in public mode (`/` or under a [`PUBLIC_ROUTES`] prefix).

@@ -289,6 +289,7 @@ mod tests {
             },
             bind: "127.0.0.1:0".parse().unwrap(),
             overview: std::sync::OnceLock::new(),
+            triples: crate::tpf::TripleIndexes::new(vec![root.to_path_buf()]),
         })
     }
 

@@ -86,7 +86,7 @@ pub struct SnapshotSummary {
 
 /// Calls `visit` with each URL in `scope` and its replayable captures (oldest first), in
 /// SURT order.
-fn scan_urls(
+pub(crate) fn scan_urls(
     archive: &ReplayArchive,
     scope: &Scope,
     mut visit: impl FnMut(&str, &[Capture]),
@@ -135,7 +135,7 @@ fn document_at(captures: &[Capture], date: &ReplayDate) -> Option<Capture> {
 }
 
 /// Why a capture contributes no graph to a dataset.
-enum NoGraph {
+pub(crate) enum NoGraph {
     /// It is not a document: an error status, or a payload neither labelled nor sniffed as
     /// RDF (a robots.txt, an HTML page).
     NotDocument,
@@ -144,7 +144,7 @@ enum NoGraph {
 }
 
 /// One document's graph (and the parse error if it is partial), or why there is none.
-fn graph_of(
+pub(crate) fn graph_of(
     archive: &ReplayArchive,
     capture: &Capture,
 ) -> Result<(Graph, Option<String>), NoGraph> {

@@ -3,7 +3,7 @@
 //! changes, dataset snapshots as of a date, and diffs between dates. The CLI and `serve` call
 //! these.
 
-mod dataset;
+pub(crate) mod dataset;
 mod date;
 mod error;
 mod history;

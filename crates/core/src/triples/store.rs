@@ -1,0 +1,342 @@
+//! The triple index in memory and on disk: one gzip-compressed file under
+//! `<root>/triples/`, written whole to a temporary name and renamed into place, so a reader
+//! sees either the previous index or the new one.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+
+use super::codec::{Reader, put, put_signed, put_str};
+
+/// First bytes of the decoded file; a new layout gets a new number.
+const MAGIC: &[u8] = b"ldwarc-triples 1\n";
+
+/// Where the triple index of a root lies.
+pub fn index_path(root: &Path) -> PathBuf {
+    root.join("triples").join("triples.bin.gz")
+}
+
+/// One capture of a document: a version of its graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version {
+    /// Capture time, microseconds since the Unix epoch (UTC).
+    pub time_micros: i64,
+    /// The capture's WARC file, relative to `warc/`.
+    pub filename: String,
+    /// The capture's record offset in that file.
+    pub offset: u64,
+}
+
+impl Version {
+    /// The capture time in whole seconds, as replay compares dates.
+    pub fn seconds(&self) -> i64 {
+        self.time_micros.div_euclid(1_000_000)
+    }
+}
+
+/// A document URL and its captures, oldest first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DocumentVersions {
+    /// The document URL.
+    pub url: String,
+    /// Its captures, oldest first.
+    pub versions: Vec<Version>,
+}
+
+impl DocumentVersions {
+    /// The number of the version holding at `seconds` (the latest captured at or before).
+    pub fn version_at(&self, seconds: i64) -> Option<u32> {
+        let count = self.versions.partition_point(|v| v.seconds() <= seconds);
+        count.checked_sub(1).map(|n| n as u32)
+    }
+}
+
+/// One statement of one document and the versions at which it appeared and disappeared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) subject: u32,
+    pub(crate) predicate: u32,
+    pub(crate) object: u32,
+    pub(crate) doc: u32,
+    /// Ascending version numbers: added at the first, removed at the second, added again
+    /// at the third, …
+    pub(crate) toggles: Vec<u32>,
+}
+
+impl Entry {
+    /// Whether the statement is in version `version` of its document.
+    pub(crate) fn holds_in(&self, version: u32) -> bool {
+        self.toggles.partition_point(|&t| t <= version) % 2 == 1
+    }
+}
+
+/// The versioned triple index of one archive root.
+#[derive(Clone, Debug, Default)]
+pub struct TripleIndex {
+    /// Term spellings (N-Triples) by number.
+    pub(crate) terms: Vec<Box<str>>,
+    /// Documents by number.
+    pub(crate) docs: Vec<DocumentVersions>,
+    /// Sorted by subject, predicate, object, document.
+    pub(crate) entries: Vec<Entry>,
+    /// Entry positions sorted by predicate, object, subject; sorted when a pattern first
+    /// needs it (a pattern with a bound subject never does), so opening stays cheap.
+    pub(crate) by_predicate: OnceLock<Vec<u32>>,
+    /// Entry positions sorted by object, subject, predicate; sorted when first needed.
+    pub(crate) by_object: OnceLock<Vec<u32>>,
+}
+
+impl TripleIndex {
+    /// Opens the index of `root` for reading. Fails with a message naming the file when it
+    /// is missing (saying how to build it) or damaged.
+    pub fn open(root: &Path) -> io::Result<TripleIndex> {
+        let path = index_path(root);
+        match Self::open_if_built(root)? {
+            Some(index) => Ok(index),
+            None => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "{}: no triple index (run `ldwarc index --triples --root {}` first)",
+                    path.display(),
+                    root.display()
+                ),
+            )),
+        }
+    }
+
+    /// The index of `root`, or `None` when none was built.
+    pub fn open_if_built(root: &Path) -> io::Result<Option<TripleIndex>> {
+        let path = index_path(root);
+        let file = match fs::File::open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+        };
+        let mut bytes = Vec::new();
+        GzDecoder::new(io::BufReader::new(file))
+            .read_to_end(&mut bytes)
+            .map_err(|e| invalid(&path, &e.to_string()))?;
+        let mut index = decode(&bytes).map_err(|e| invalid(&path, &e))?;
+        index.sort_orders();
+        Ok(Some(index))
+    }
+
+    /// Number of documents.
+    pub fn document_count(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Number of (statement, document) entries, each with its history.
+    pub fn entry_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Number of distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// The documents and their versions.
+    pub fn documents(&self) -> &[DocumentVersions] {
+        &self.docs
+    }
+
+    /// Sorts the entries by subject, predicate, object and document (the other access
+    /// orders are derived when first needed).
+    pub(crate) fn sort_orders(&mut self) {
+        let entries = &mut self.entries;
+        if !entries.is_sorted_by_key(|e| (e.subject, e.predicate, e.object, e.doc)) {
+            entries.sort_unstable_by_key(|e| (e.subject, e.predicate, e.object, e.doc));
+        }
+        self.by_predicate = OnceLock::new();
+        self.by_object = OnceLock::new();
+    }
+
+    /// Entry positions by predicate, object, subject.
+    pub(crate) fn predicate_order(&self) -> &[u32] {
+        self.by_predicate
+            .get_or_init(|| self.positions_by(|e| (e.predicate, e.object, e.subject, e.doc)))
+    }
+
+    /// Entry positions by object, subject, predicate.
+    pub(crate) fn object_order(&self) -> &[u32] {
+        self.by_object
+            .get_or_init(|| self.positions_by(|e| (e.object, e.subject, e.predicate, e.doc)))
+    }
+
+    fn positions_by(&self, key: impl Fn(&Entry) -> (u32, u32, u32, u32)) -> Vec<u32> {
+        let mut positions: Vec<u32> = (0..self.entries.len() as u32).collect();
+        positions.sort_unstable_by_key(|&i| key(&self.entries[i as usize]));
+        positions
+    }
+
+    /// Writes the index of `root` (to a temporary file renamed into place).
+    pub(crate) fn save(&self, root: &Path) -> io::Result<u64> {
+        let path = index_path(root);
+        let dir = path.parent().unwrap_or(root);
+        fs::create_dir_all(dir)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+        {
+            let mut gz = GzEncoder::new(
+                io::BufWriter::new(temp.as_file_mut()),
+                Compression::default(),
+            );
+            gz.write_all(&encode(self))?;
+            gz.finish()?.flush()?;
+        }
+        temp.as_file().sync_all()?;
+        let size = temp.as_file().metadata()?.len();
+        temp.persist(&path).map_err(|e| {
+            io::Error::new(e.error.kind(), format!("{}: {}", path.display(), e.error))
+        })?;
+        Ok(size)
+    }
+}
+
+fn invalid(path: &Path, detail: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "{}: not a readable triple index ({detail}); rebuild it with `ldwarc index --triples --rebuild`",
+            path.display()
+        ),
+    )
+}
+
+/// The file layout: magic, terms, file names, documents with their versions, then the
+/// entries in subject order with the subject as a gap from the previous entry's and the
+/// toggles as gaps.
+fn encode(index: &TripleIndex) -> Vec<u8> {
+    let mut out = Vec::with_capacity(index.entries.len() * 8);
+    out.extend_from_slice(MAGIC);
+    put(&mut out, index.terms.len() as u64);
+    for term in &index.terms {
+        put_str(&mut out, term);
+    }
+    let mut files: Vec<&str> = index
+        .docs
+        .iter()
+        .flat_map(|d| d.versions.iter().map(|v| v.filename.as_str()))
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    put(&mut out, files.len() as u64);
+    for file in &files {
+        put_str(&mut out, file);
+    }
+    put(&mut out, index.docs.len() as u64);
+    for doc in &index.docs {
+        put_str(&mut out, &doc.url);
+        put(&mut out, doc.versions.len() as u64);
+        let mut previous = 0i64;
+        for version in &doc.versions {
+            put_signed(&mut out, version.time_micros - previous);
+            previous = version.time_micros;
+            let file = files.binary_search(&version.filename.as_str()).unwrap_or(0);
+            put(&mut out, file as u64);
+            put(&mut out, version.offset);
+        }
+    }
+    put(&mut out, index.entries.len() as u64);
+    let mut previous_subject = 0u32;
+    for entry in &index.entries {
+        put(&mut out, u64::from(entry.subject - previous_subject));
+        previous_subject = entry.subject;
+        put(&mut out, u64::from(entry.predicate));
+        put(&mut out, u64::from(entry.object));
+        put(&mut out, u64::from(entry.doc));
+        put(&mut out, entry.toggles.len() as u64);
+        let mut previous = 0u32;
+        for &toggle in &entry.toggles {
+            put(&mut out, u64::from(toggle - previous));
+            previous = toggle;
+        }
+    }
+    out
+}
+
+fn decode(bytes: &[u8]) -> Result<TripleIndex, String> {
+    let mut reader = Reader::new(bytes);
+    if reader.take(MAGIC.len()).ok() != Some(MAGIC) {
+        return Err("not an ldwarc triple index of this version".into());
+    }
+    let term_count = reader.get_count()?;
+    let mut terms = Vec::with_capacity(term_count);
+    for _ in 0..term_count {
+        terms.push(Box::from(reader.get_str()?));
+    }
+    let file_count = reader.get_count()?;
+    let mut files = Vec::with_capacity(file_count);
+    for _ in 0..file_count {
+        files.push(reader.get_str()?.to_string());
+    }
+    let doc_count = reader.get_count()?;
+    let mut docs = Vec::with_capacity(doc_count);
+    for _ in 0..doc_count {
+        let url = reader.get_str()?.to_string();
+        let version_count = reader.get_count()?;
+        let mut versions = Vec::with_capacity(version_count);
+        let mut time = 0i64;
+        for _ in 0..version_count {
+            time = time.wrapping_add(reader.get_signed()?);
+            let file = files
+                .get(reader.get_count()?)
+                .ok_or("file number out of range")?;
+            versions.push(Version {
+                time_micros: time,
+                filename: file.clone(),
+                offset: reader.get()?,
+            });
+        }
+        docs.push(DocumentVersions { url, versions });
+    }
+    let entry_count = reader.get_count()?;
+    let mut entries = Vec::with_capacity(entry_count);
+    let mut subject = 0u32;
+    for _ in 0..entry_count {
+        subject = subject
+            .checked_add(reader.get_u32()?)
+            .ok_or("subject number out of range")?;
+        let (predicate, object, doc) = (reader.get_u32()?, reader.get_u32()?, reader.get_u32()?);
+        let toggle_count = reader.get_count()?;
+        let mut toggles = Vec::with_capacity(toggle_count);
+        let mut toggle = 0u32;
+        for _ in 0..toggle_count {
+            toggle = toggle
+                .checked_add(reader.get_u32()?)
+                .ok_or("version number out of range")?;
+            toggles.push(toggle);
+        }
+        let doc_versions = docs.get(doc as usize).map_or(0, |d| d.versions.len());
+        let in_range = |id: u32| (id as usize) < terms.len();
+        if !(in_range(subject) && in_range(predicate) && in_range(object))
+            || toggles.last().is_some_and(|&t| t as usize >= doc_versions)
+            || toggles.is_empty()
+        {
+            return Err("an entry refers to a term, document or version not in the index".into());
+        }
+        entries.push(Entry {
+            subject,
+            predicate,
+            object,
+            doc,
+            toggles,
+        });
+    }
+    if !reader.at_end() {
+        return Err("bytes after the last entry".into());
+    }
+    Ok(TripleIndex {
+        terms,
+        docs,
+        entries,
+        by_predicate: OnceLock::new(),
+        by_object: OnceLock::new(),
+    })
+}

@@ -1,0 +1,506 @@
+//! The triple index against `snapshot` and `diff_dataset` on a generated archive: documents
+//! whose statements change from day to day, go missing (404), turn into redirects, come back,
+//! are revisited with identical payloads and hold blank nodes.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use chrono::{DateTime, TimeDelta, TimeZone, Utc};
+use ldwarc_warc::time::format_warc_date;
+use ldwarc_warc::{Block, PayloadKind, WarcHeader, profiles, record_header, sha1_digest};
+
+use super::*;
+use crate::archive::{Archive, ArchiveWriter, ArchiveWriterOptions};
+use crate::index::{IndexOptions, update_index};
+use crate::replay::{ReplayArchive, ReplayDate, Scope, SnapshotFormat, diff_dataset, snapshot};
+
+const DOCS: usize = 14;
+const DAYS: i64 = 9;
+
+/// A statement with its document, all spelled as N-Triples.
+type Quad4 = (String, String, String, String);
+
+fn day(n: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2024, 3, 1, 6, 0, 0).unwrap() + TimeDelta::days(n)
+}
+
+/// A small deterministic generator (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn response(
+    time: DateTime<Utc>,
+    url: &str,
+    status: &str,
+    headers: &str,
+    body: &[u8],
+) -> (WarcHeader, Block) {
+    let mut header = record_header("response", time, Some(url));
+    header.push("Content-Type", "application/http; msgtype=response");
+    let mut bytes = format!(
+        "HTTP/1.1 {status}\r\n{headers}Content-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    bytes.extend_from_slice(body);
+    (header, Block::from_bytes(bytes, PayloadKind::Http).unwrap())
+}
+
+fn revisit(
+    time: DateTime<Utc>,
+    url: &str,
+    body: &[u8],
+    original: DateTime<Utc>,
+) -> (WarcHeader, Block) {
+    let mut header = record_header("revisit", time, Some(url));
+    header.push("Content-Type", "application/http; msgtype=response");
+    header.push("WARC-Profile", profiles::IDENTICAL_PAYLOAD_DIGEST);
+    header.push("WARC-Refers-To-Target-URI", url);
+    header.push("WARC-Refers-To-Date", format_warc_date(original));
+    header.push("WARC-Payload-Digest", sha1_digest(body));
+    header.push("WARC-Truncated", "length");
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    (
+        header,
+        Block::from_bytes(head.into_bytes(), PayloadKind::None).unwrap(),
+    )
+}
+
+fn url_of(doc: usize) -> String {
+    format!("http://data.example.org/doc/{doc}")
+}
+
+/// The Turtle of a document: a few properties whose values move with `state`.
+fn body(doc: usize, state: &[u64]) -> Vec<u8> {
+    let mut text = format!(
+        "@prefix ex: <http://vocab.example.org/> .\n<http://data.example.org/res/{doc}> a ex:Thing"
+    );
+    for (k, value) in state.iter().enumerate() {
+        if *value % 5 != 0 {
+            text.push_str(&format!(" ;\n  ex:p{k} \"value {value}\""));
+        }
+    }
+    text.push_str(&format!(
+        " ;\n  ex:link <http://data.example.org/res/{}> .\n",
+        (doc + 1) % DOCS
+    ));
+    if doc == 3 {
+        // Blank nodes, relabelled per capture.
+        text.push_str(&format!(
+            "_:x ex:size {} .\n_:x ex:of <http://data.example.org/res/3> .\n",
+            state[0] % 3
+        ));
+    }
+    text.into_bytes()
+}
+
+/// Captures `days` days of the documents (in `from_day..to_day`) into `root`.
+fn write_days(
+    root: &Path,
+    seed: u64,
+    days: std::ops::Range<i64>,
+    states: &mut [Vec<u64>],
+    originals: &mut [Option<(Vec<u8>, DateTime<Utc>)>],
+) {
+    let (mut writer, _) = ArchiveWriter::open(root, ArchiveWriterOptions::default()).unwrap();
+    let mut rng = Rng(seed);
+    for d in days {
+        for doc in 0..DOCS {
+            let time = day(d) + TimeDelta::seconds(doc as i64 * 7) + TimeDelta::microseconds(1234);
+            let url = url_of(doc);
+            for value in states[doc].iter_mut() {
+                if rng.below(4) == 0 {
+                    *value = rng.below(1000);
+                }
+            }
+            let record = if doc == 5 && (3..5).contains(&d) {
+                response(
+                    time,
+                    &url,
+                    "404 Not Found",
+                    "Content-Type: text/plain\r\n",
+                    b"gone",
+                )
+            } else if doc == 6 && d >= 4 {
+                let location = format!("Location: {}\r\n", url_of(0));
+                response(time, &url, "301 Moved Permanently", &location, b"")
+            } else if doc == 7 && d % 3 == 1 {
+                response(
+                    time,
+                    &url,
+                    "200 OK",
+                    "Content-Type: text/html\r\n",
+                    b"<!doctype html><p>no data",
+                )
+            } else {
+                let content = body(doc, &states[doc]);
+                match &originals[doc] {
+                    Some((bytes, first)) if *bytes == content => {
+                        revisit(time, &url, &content, *first)
+                    }
+                    _ => {
+                        originals[doc] = Some((content.clone(), time));
+                        response(
+                            time,
+                            &url,
+                            "200 OK",
+                            "Content-Type: text/turtle\r\n",
+                            &content,
+                        )
+                    }
+                }
+            };
+            writer
+                .write_capture("data.example.org", vec![record])
+                .unwrap();
+        }
+    }
+    writer.close().unwrap();
+}
+
+fn index_all(root: &Path) -> TripleIndexRun {
+    update_index(
+        &Archive::new(root),
+        &IndexOptions {
+            rebuild: false,
+            threads: 1,
+        },
+        &|_, _| {},
+    )
+    .unwrap();
+    update_triple_index(root, false, &|_, _| {}).unwrap()
+}
+
+/// Splits one N-Quads line of a snapshot into its four terms.
+fn split_quad(line: &str) -> Quad4 {
+    let line = line.trim_end().strip_suffix(" .").unwrap();
+    let (rest, graph) = line.rsplit_once(' ').unwrap();
+    let (subject, rest) = rest.split_once(' ').unwrap();
+    let (predicate, object) = rest.split_once(' ').unwrap();
+    (
+        subject.into(),
+        predicate.into(),
+        object.into(),
+        graph.trim_matches(['<', '>']).into(),
+    )
+}
+
+fn has_blank(q: &Quad4) -> bool {
+    q.0.starts_with("_:") || q.2.starts_with("_:")
+}
+
+/// The snapshot at `date` as statements: the ground ones, and the number with blank nodes.
+fn snapshot_quads(archive: &ReplayArchive, date: &ReplayDate) -> (BTreeSet<Quad4>, usize) {
+    let mut out = Vec::new();
+    snapshot(
+        archive,
+        &Scope::All,
+        date,
+        SnapshotFormat::NQuads,
+        &mut out,
+        &mut |_| {},
+    )
+    .unwrap();
+    let all: Vec<Quad4> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(split_quad)
+        .collect();
+    let blanks = all.iter().filter(|q| has_blank(q)).count();
+    (all.into_iter().filter(|q| !has_blank(q)).collect(), blanks)
+}
+
+fn as_quads(matches: &[Match<'_>]) -> (BTreeSet<Quad4>, usize) {
+    let all: Vec<Quad4> = matches
+        .iter()
+        .map(|m| {
+            (
+                m.subject.into(),
+                m.predicate.into(),
+                m.object.into(),
+                m.document.into(),
+            )
+        })
+        .collect();
+    let blanks = all.iter().filter(|q| has_blank(q)).count();
+    (all.into_iter().filter(|q| !has_blank(q)).collect(), blanks)
+}
+
+fn dates() -> Vec<ReplayDate> {
+    let mut dates = vec![ReplayDate::from_instant(day(-1))];
+    for d in 0..DAYS {
+        // Before the day's captures, between two documents' captures, after all of them.
+        dates.push(ReplayDate::from_instant(day(d) + TimeDelta::seconds(30)));
+        dates.push(ReplayDate::from_instant(day(d) + TimeDelta::hours(5)));
+    }
+    dates
+}
+
+fn generated(root: &Path) -> TripleIndexRun {
+    let mut states = vec![vec![1u64, 2, 3, 4]; DOCS];
+    let mut originals = vec![None; DOCS];
+    write_days(root, 7, 0..DAYS, &mut states, &mut originals);
+    index_all(root)
+}
+
+#[test]
+fn version_materialisation_equals_the_snapshot_at_every_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = generated(dir.path());
+    assert_eq!(run.documents, DOCS as u64);
+    assert_eq!(run.versions_added, (DOCS as i64 * DAYS) as u64);
+    let archive = ReplayArchive::open(dir.path()).unwrap();
+    let index = TripleIndex::open(dir.path()).unwrap();
+    let mut differing = BTreeSet::new();
+    for date in dates() {
+        let expected = snapshot_quads(&archive, &date);
+        let got = as_quads(&index.at(&TriplePattern::any(), date.at.timestamp()));
+        assert_eq!(got, expected, "at {}", date.text);
+        assert_eq!(
+            index.count_at(&TriplePattern::any(), date.at.timestamp()),
+            got.0.len() + got.1
+        );
+        differing.insert(expected.0.len());
+        // Bound patterns answer what filtering the snapshot answers.
+        let patterns = [
+            "?s <http://vocab.example.org/p1> ?o",
+            "<http://data.example.org/res/2> ?p ?o",
+            "?s ?p <http://data.example.org/res/4>",
+            "<http://data.example.org/res/1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> ?o",
+            "?s <http://vocab.example.org/p0> \"value 1\"",
+        ];
+        for text in patterns {
+            let pattern = TriplePattern::parse(text).unwrap();
+            let want: BTreeSet<Quad4> = expected
+                .0
+                .iter()
+                .filter(|q| {
+                    [
+                        (&pattern.subject, &q.0),
+                        (&pattern.predicate, &q.1),
+                        (&pattern.object, &q.2),
+                    ]
+                    .iter()
+                    .all(|(t, v)| t.bound().is_none_or(|b| b == v.as_str()))
+                })
+                .cloned()
+                .collect();
+            assert_eq!(
+                as_quads(&index.at(&pattern, date.at.timestamp())).0,
+                want,
+                "{text} at {}",
+                date.text
+            );
+        }
+    }
+    assert!(
+        differing.len() > 3,
+        "the dates should see different datasets"
+    );
+}
+
+#[test]
+fn delta_materialisation_equals_the_dataset_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    generated(dir.path());
+    let archive = ReplayArchive::open(dir.path()).unwrap();
+    let index = TripleIndex::open(dir.path()).unwrap();
+    let dates = dates();
+    let mut nonempty = 0;
+    for (a, b) in [
+        (0, 5),
+        (2, 3),
+        (4, 11),
+        (7, 18),
+        (1, dates.len() - 1),
+        (9, 6),
+    ] {
+        let (first, second) = (&dates[a], &dates[b]);
+        let mut added = BTreeSet::new();
+        let mut removed = BTreeSet::new();
+        diff_dataset(&archive, &Scope::All, first, second, &mut |document| {
+            if let Some(diff) = &document.diff {
+                let quad = |q: &ldwarc_rdf::DiffQuad| -> Quad4 {
+                    (
+                        q.subject.clone(),
+                        q.predicate.clone(),
+                        q.object.clone(),
+                        document.url.clone(),
+                    )
+                };
+                added.extend(diff.added.iter().map(quad).filter(|q| !has_blank(q)));
+                removed.extend(diff.removed.iter().map(quad).filter(|q| !has_blank(q)));
+            }
+        })
+        .unwrap();
+        let changes = index.changes(
+            &TriplePattern::any(),
+            first.at.timestamp(),
+            second.at.timestamp(),
+        );
+        assert_eq!(
+            as_quads(&changes.added).0,
+            added,
+            "added {} → {}",
+            first.text,
+            second.text
+        );
+        assert_eq!(
+            as_quads(&changes.removed).0,
+            removed,
+            "removed {} → {}",
+            first.text,
+            second.text
+        );
+        nonempty += usize::from(!added.is_empty() && !removed.is_empty());
+    }
+    assert!(nonempty >= 3);
+}
+
+#[test]
+fn version_queries_give_the_intervals_snapshots_agree_with() {
+    let dir = tempfile::tempdir().unwrap();
+    generated(dir.path());
+    let archive = ReplayArchive::open(dir.path()).unwrap();
+    let index = TripleIndex::open(dir.path()).unwrap();
+    let pattern = TriplePattern::parse("?s <http://vocab.example.org/link> ?o").unwrap();
+    let histories = index.intervals(&pattern, None, None);
+    // Document 5 was gone for two days, document 6 became a redirect: both show in gaps.
+    let of = |doc: usize| {
+        histories
+            .iter()
+            .find(|h| h.triple.document == url_of(doc))
+            .unwrap()
+    };
+    assert_eq!(of(5).intervals.len(), 2);
+    assert_eq!(
+        of(5).intervals[0].end_micros,
+        Some((day(3) + TimeDelta::seconds(35) + TimeDelta::microseconds(1234)).timestamp_micros())
+    );
+    assert_eq!(of(6).intervals.len(), 1);
+    assert!(of(6).intervals[0].end_micros.is_some());
+    assert!(of(0).intervals[0].end_micros.is_none());
+    // Every interval boundary agrees with the snapshots just before and at it.
+    for history in &histories {
+        for interval in &history.intervals {
+            let start = interval.start_micros.div_euclid(1_000_000);
+            let key = |q: &Match<'_>| {
+                (
+                    q.subject.to_string(),
+                    q.object.to_string(),
+                    q.document.to_string(),
+                )
+            };
+            let holds = |seconds: i64| {
+                index
+                    .at(&pattern, seconds)
+                    .iter()
+                    .map(key)
+                    .any(|k| k == key(&history.triple))
+            };
+            assert!(holds(start) && !holds(start - 1));
+            if let Some(end) = interval.end_micros {
+                let end = end.div_euclid(1_000_000);
+                assert!(holds(end - 1) && !holds(end));
+                let (ground, _) = snapshot_quads(
+                    &archive,
+                    &ReplayDate::from_instant(Utc.timestamp_opt(end, 0).unwrap()),
+                );
+                assert!(!ground.iter().any(|q| q.0 == history.triple.subject
+                    && q.1 == history.triple.predicate
+                    && q.2 == history.triple.object
+                    && q.3 == history.triple.document));
+            }
+        }
+    }
+    // A window keeps exactly the intervals overlapping it: after document 6 became a
+    // redirect it is gone; document 7 (not RDF on days 1, 4 and 7) keeps the two intervals
+    // around day 4 only.
+    let (from, to) = (day(5).timestamp(), day(6).timestamp());
+    let window = index.intervals(&pattern, Some(from), Some(to));
+    let expected: Vec<(String, Vec<Interval>)> = histories
+        .iter()
+        .map(|h| {
+            let kept = h.intervals.iter().copied().filter(|i| {
+                i.start_micros.div_euclid(1_000_000) <= to
+                    && i.end_micros
+                        .is_none_or(|end| end.div_euclid(1_000_000) > from)
+            });
+            (h.triple.document.to_string(), kept.collect::<Vec<_>>())
+        })
+        .filter(|(_, kept)| !kept.is_empty())
+        .collect();
+    let got: Vec<(String, Vec<Interval>)> = window
+        .iter()
+        .map(|h| (h.triple.document.to_string(), h.intervals.clone()))
+        .collect();
+    assert_eq!(got, expected);
+    assert!(!got.iter().any(|(doc, _)| *doc == url_of(6)));
+    assert_eq!(
+        got.iter()
+            .filter(|(doc, _)| *doc == url_of(7))
+            .map(|(_, i)| i.len())
+            .sum::<usize>(),
+        1
+    );
+    assert_eq!(of(7).intervals.len(), 4);
+}
+
+#[test]
+fn new_captures_extend_the_index_as_a_rebuild_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut states = vec![vec![1u64, 2, 3, 4]; DOCS];
+    let mut originals = vec![None; DOCS];
+    write_days(dir.path(), 7, 0..4, &mut states, &mut originals);
+    let first = index_all(dir.path());
+    assert_eq!(first.versions_added, (DOCS * 4) as u64);
+    write_days(dir.path(), 8, 4..DAYS, &mut states, &mut originals);
+    let second = index_all(dir.path());
+    assert_eq!(second.versions_added, (DOCS as i64 * (DAYS - 4)) as u64);
+    assert_eq!(second.documents_reread, 0);
+    let incremental = TripleIndex::open(dir.path()).unwrap();
+    update_triple_index(dir.path(), true, &|_, _| {}).unwrap();
+    let rebuilt = TripleIndex::open(dir.path()).unwrap();
+    assert_eq!(incremental.docs, rebuilt.docs);
+    for date in dates() {
+        let seconds = date.at.timestamp();
+        assert_eq!(
+            as_quads(&incremental.at(&TriplePattern::any(), seconds)),
+            as_quads(&rebuilt.at(&TriplePattern::any(), seconds))
+        );
+    }
+    // Nothing new: nothing added, the file unchanged in content.
+    let again = update_triple_index(dir.path(), false, &|_, _| {}).unwrap();
+    assert_eq!(again.versions_added, 0);
+    assert_eq!(again.entries, rebuilt.entry_count() as u64);
+}
+
+#[test]
+fn a_damaged_or_missing_index_is_reported_with_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = TripleIndex::open(dir.path()).unwrap_err().to_string();
+    assert!(
+        missing.contains("triples.bin.gz") && missing.contains("ldwarc index --triples"),
+        "{missing}"
+    );
+    std::fs::create_dir_all(dir.path().join("triples")).unwrap();
+    std::fs::write(index_path(dir.path()), b"not gzip").unwrap();
+    let damaged = TripleIndex::open(dir.path()).unwrap_err().to_string();
+    assert!(damaged.contains("not a readable triple index"), "{damaged}");
+}

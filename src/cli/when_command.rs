@@ -1,0 +1,140 @@
+//! `ldwarc when`: the intervals during which the statements matching a triple pattern held,
+//! answered from the versioned triple index.
+
+use std::io::{self, Write};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use clap::Args;
+
+use super::RootArg;
+use super::output;
+use ldwarc_core::replay::ReplayDate;
+use ldwarc_core::triples::{Interval, TripleHistory, TripleIndex, TriplePattern};
+
+/// Arguments of `ldwarc when`.
+#[derive(Debug, Args)]
+pub struct WhenArgs {
+    #[command(flatten)]
+    root: RootArg,
+    /// The triple pattern: three terms in Turtle syntax or variables, e.g.
+    /// '<http://example.org/alice> <http://xmlns.com/foaf/0.1/knows> ?o'.
+    #[arg(value_name = "PATTERN")]
+    pattern: String,
+    /// Only intervals that still held at or after this date (same date forms as replay).
+    #[arg(long, value_name = "DATE")]
+    from: Option<String>,
+    /// Only intervals that had begun by this date.
+    #[arg(long, value_name = "DATE")]
+    to: Option<String>,
+    #[command(flatten)]
+    output: super::flags::TextFormat,
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+fn date_seconds(flag: &str, text: Option<&str>) -> io::Result<Option<i64>> {
+    text.map(|text| {
+        ReplayDate::parse(text)
+            .map(|date| date.at.timestamp())
+            .map_err(|e| invalid(format!("--{flag}: {e}")))
+    })
+    .transpose()
+}
+
+/// `ldwarc when`.
+pub fn when_command(args: WhenArgs) -> io::Result<i32> {
+    let pattern = TriplePattern::parse(&args.pattern).map_err(invalid)?;
+    let from = date_seconds("from", args.from.as_deref())?;
+    let to = date_seconds("to", args.to.as_deref())?;
+    if let (Some(from), Some(to)) = (from, to)
+        && from > to
+    {
+        return Err(invalid(format!(
+            "--from {} is after --to {}",
+            args.from.unwrap_or_default(),
+            args.to.unwrap_or_default()
+        )));
+    }
+    ldwarc_core::archive::require_root(&args.root.root)?;
+    let index = TripleIndex::open(&args.root.root)?;
+    let histories = index.intervals(&pattern, from, to);
+    let mut out = output::stdout();
+    for history in &histories {
+        if args.output.is_json() {
+            writeln!(out, "{}", history_json(history))?;
+        } else {
+            write_history(&mut out, history)?;
+        }
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+fn iso(micros: i64) -> String {
+    DateTime::<Utc>::from_timestamp_micros(micros).map_or_else(
+        || micros.to_string(),
+        |t| t.to_rfc3339_opts(SecondsFormat::Secs, true),
+    )
+}
+
+fn interval_json(interval: &Interval) -> serde_json::Value {
+    serde_json::json!({
+        "from": iso(interval.start_micros),
+        "until": interval.end_micros.map(iso),
+    })
+}
+
+fn history_json(history: &TripleHistory<'_>) -> serde_json::Value {
+    let triple = &history.triple;
+    serde_json::json!({
+        "subject": triple.subject,
+        "predicate": triple.predicate,
+        "object": triple.object,
+        "document": triple.document,
+        "intervals": history.intervals.iter().map(interval_json).collect::<Vec<_>>(),
+    })
+}
+
+/// The statement with its document, then one line per interval (`until` left open while
+/// it still holds).
+fn write_history(out: &mut dyn Write, history: &TripleHistory<'_>) -> io::Result<()> {
+    let triple = &history.triple;
+    writeln!(
+        out,
+        "{} {} {} .  in {}",
+        triple.subject, triple.predicate, triple.object, triple.document
+    )?;
+    for interval in &history.intervals {
+        match interval.end_micros {
+            Some(end) => writeln!(out, "  {} until {}", iso(interval.start_micros), iso(end))?,
+            None => writeln!(out, "  {} until now", iso(interval.start_micros))?,
+        }
+    }
+    Ok(())
+}
+
+/// `ldwarc index --triples`: updates the triple index, reporting each capture that could not
+/// be parsed; returns the run's counts as JSON.
+pub fn update_triples(root: &std::path::Path, rebuild: bool) -> io::Result<serde_json::Value> {
+    let progress = output::progress(0, "triple index");
+    let run = ldwarc_core::triples::update_triple_index(root, rebuild, &|done, total| {
+        progress.set_length(total);
+        progress.set_position(done);
+    })?;
+    progress.finish_and_clear();
+    for failure in &run.failures {
+        eprintln!("ldwarc: left out of the triple index: {failure}");
+    }
+    Ok(serde_json::json!({
+        "triple_index": true,
+        "versions_added": run.versions_added,
+        "documents": run.documents,
+        "documents_reread": run.documents_reread,
+        "failed": run.failed,
+        "entries": run.entries,
+        "terms": run.terms,
+        "bytes": run.bytes,
+    }))
+}
