@@ -111,8 +111,12 @@ pub struct CaptureJob {
     pub conditional_on: Option<UrlState>,
     /// What parsing found: syntax, triples, links.
     pub parse: Option<ParseSummary>,
-    /// New URLs found in it (already deduplicated by the frontier).
+    /// New URLs found in it (already deduplicated by the frontier), and known URLs it gives
+    /// a shorter path to.
     pub new_urls: Vec<FrontierEntry>,
+    /// Everything it leads to (`L` link, `R` redirect, `X` context, and the URL), beyond the
+    /// hop limit too: a shared store keeps them for shorter paths found later.
+    pub links: Vec<(String, char)>,
     /// Whether the URL is done (false when it will be retried).
     pub done: bool,
     /// An error to log besides the fetch's own (e.g. a redirect loop).
@@ -433,6 +437,7 @@ impl ArchiverState {
             }
             t.enqueue(crawl, &job.new_urls)?;
             if job.done {
+                t.record_links(crawl, &job.url, &job.links)?;
                 t.mark_done_fenced(node, crawl, &job.url)?;
             }
             Ok(())

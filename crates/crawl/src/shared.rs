@@ -17,7 +17,9 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::crawler::CrawlError;
 use super::lease_deadline::LeaseDeadlines;
 use super::options::{CrawlOptions, JoinCrawl, check_node_name};
-use ldwarc_core::store::{BackendError, FrontierEntry, PgStateStore, PldLeases, StateBackend};
+use ldwarc_core::store::{
+    BackendError, FrontierEntry, FrontierRows, PgStateStore, PldLeases, StateBackend,
+};
 
 /// What the lease thread tells the crawl loop.
 #[derive(Debug)]
@@ -32,11 +34,14 @@ pub enum LeaseEvent {
         lapsed: Vec<String>,
         /// URLs queued and not yet done.
         queued: Vec<FrontierEntry>,
-        /// URLs done (by any node).
-        done: Vec<String>,
+        /// URLs done (by any node), with the hops they were last reached by.
+        done: Vec<FrontierEntry>,
     },
     /// Leases this node no longer holds: their URLs must not be fetched here any more.
     Lost(Vec<String>),
+    /// This node's fair share of PLDs fell below what it holds (more nodes joined): it gives
+    /// up PLDs with no request in flight until it holds this many.
+    Share(usize),
 }
 
 /// Messages from the crawl loop to the lease thread.
@@ -195,6 +200,7 @@ impl LeaseKeeper {
         deadlines: Arc<LeaseDeadlines>,
     ) -> Result<Self, CrawlError> {
         let store = PgStateStore::connect(&settings.database).map_err(store_error)?;
+        let settings_max = settings.max_plds;
         let (commands, receiver) = channel();
         let thread = std::thread::Builder::new()
             .name("ldwarc-leases".into())
@@ -205,6 +211,9 @@ impl LeaseKeeper {
                     held: BTreeSet::new(),
                     events,
                     deadlines,
+                    seen_id: 0,
+                    refreshes: 0,
+                    share: settings_max,
                 }
                 .run(&receiver)
             })?;
@@ -247,7 +256,17 @@ struct LeaseLoop {
     held: BTreeSet<String>,
     events: UnboundedSender<LeaseEvent>,
     deadlines: Arc<LeaseDeadlines>,
+    /// The highest frontier row id read for the held PLDs: renewals read only newer rows.
+    seen_id: i64,
+    /// Renewals so far; every [`FULL_READ_EVERY`]th reads the held PLDs' rows whole.
+    refreshes: u32,
+    /// PLDs this node may hold now: `--max-plds`, or less, its fair share.
+    share: usize,
 }
+
+/// Every how many renewals the held PLDs' rows are read whole: a row whose id was taken by
+/// a transaction that committed after a higher id had been read is found then.
+const FULL_READ_EVERY: u32 = 10;
 
 impl LeaseLoop {
     fn run(mut self, commands: &Receiver<LeaseCommand>) {
@@ -264,6 +283,7 @@ impl LeaseLoop {
             }
             if last_renewal.elapsed() >= renew_interval(self.settings.ttl) {
                 last_renewal = Instant::now();
+                self.heartbeat();
                 self.renew_and_refresh();
             }
             if last_claim.elapsed() >= CLAIM_INTERVAL {
@@ -282,6 +302,28 @@ impl LeaseLoop {
                     self.held.remove(&pld);
                 }
             }
+        }
+    }
+
+    /// Tells the other nodes this one is alive and learns its fair share of PLDs; tells the
+    /// crawl loop to give some up when it holds more.
+    fn heartbeat(&mut self) {
+        let SharedSettings {
+            node,
+            crawl,
+            ttl,
+            max_plds,
+            ..
+        } = &self.settings;
+        match self.store.heartbeat(*crawl, node, *ttl) {
+            Ok(load) => {
+                self.share = load.fair_share().min(*max_plds);
+                if self.held.len() > self.share {
+                    self.send(LeaseEvent::Share(self.share));
+                }
+            }
+            // The renewal that follows meets the same trouble and reports it.
+            Err(error) => tracing::debug!(%error, "heartbeat: {error}"),
         }
     }
 
@@ -318,12 +360,16 @@ impl LeaseLoop {
         if !lost.is_empty() {
             self.send(LeaseEvent::Lost(lost));
         }
+        self.refreshes = self.refreshes.wrapping_add(1);
+        if self.refreshes.is_multiple_of(FULL_READ_EVERY) {
+            self.seen_id = 0;
+        }
         self.load_rows(Vec::new(), Vec::new());
     }
 
     /// Claims free PLDs up to the limit and sends their rows.
     fn claim(&mut self) {
-        let room = self.settings.max_plds.saturating_sub(self.held.len());
+        let room = self.share.saturating_sub(self.held.len());
         if room == 0 {
             return;
         }
@@ -348,21 +394,48 @@ impl LeaseLoop {
         }
     }
 
-    /// Sends the frontier rows of every held PLD (`claimed` among them are new, `lapsed`
-    /// among those were taken over from a lapsed lease).
+    /// Sends the frontier rows of held PLDs: all rows of those just `claimed` (`lapsed`
+    /// among them were taken over from a lapsed lease), rows newer than the last read of the
+    /// others.
     fn load_rows(&mut self, claimed: Vec<String>, lapsed: Vec<String>) {
-        let held: Vec<String> = self.held.iter().cloned().collect();
-        match self.store.frontier_of_plds(self.settings.crawl, &held) {
-            Ok((queued, done)) => {
+        let crawl = self.settings.crawl;
+        let others: Vec<String> = self
+            .held
+            .iter()
+            .filter(|pld| !claimed.contains(pld))
+            .cloned()
+            .collect();
+        if claimed.is_empty() && others.is_empty() {
+            return;
+        }
+        let store = &mut self.store;
+        let seen_id = self.seen_id;
+        let read = (|| {
+            let mut rows = FrontierRows::default();
+            if !claimed.is_empty() {
+                rows = store.frontier_of_plds(crawl, &claimed, 0)?;
+            }
+            if others.is_empty() {
+                return Ok((rows, seen_id));
+            }
+            let newer = store.frontier_of_plds(crawl, &others, seen_id)?;
+            rows.queued.extend(newer.queued);
+            rows.done.extend(newer.done);
+            Ok::<_, BackendError>((rows, newer.last_id))
+        })();
+        match read {
+            Ok((rows, seen_id)) => {
+                self.seen_id = seen_id;
                 self.send(LeaseEvent::Rows {
                     claimed,
                     lapsed,
-                    queued,
-                    done,
+                    queued: rows.queued,
+                    done: rows.done,
                 });
             }
             Err(error) => {
                 // The claimed PLDs cannot be crawled without their rows: give them back.
+                let held = &self.held;
                 tracing::warn!(plds = ?held, %error, "reading the frontier of {held:?}: {error}");
                 if !claimed.is_empty() {
                     self.deadlines.end(&claimed);
@@ -380,6 +453,9 @@ impl LeaseLoop {
     /// On the way out: whatever is still held is released, kept from others for a whole
     /// lease lifetime since this node's last request to it may have been just now.
     fn release_all(&mut self) {
+        if let Err(error) = self.store.leave(self.settings.crawl, &self.settings.node) {
+            tracing::debug!(%error, "leaving the crawl: {error}");
+        }
         if self.held.is_empty() {
             return;
         }

@@ -105,10 +105,22 @@ pub trait BackendTransaction {
     fn set_url_state(&mut self, url: &str, state: &UrlState) -> BackendResult<()>;
     /// What the archive holds of `url`, as this transaction sees it.
     fn url_state(&mut self, url: &str) -> BackendResult<Option<UrlState>>;
-    /// Adds URLs to a crawl's frontier (URLs already there are left alone).
+    /// Adds URLs to a crawl's frontier; a URL already there only takes the hops, path and
+    /// referrer of an entry with fewer hops (a shorter path), nothing else.
     fn enqueue(&mut self, crawl: i64, entries: &[FrontierEntry]) -> BackendResult<()>;
     /// Marks a frontier URL as fetched (or given up on).
     fn mark_done(&mut self, crawl: i64, url: &str) -> BackendResult<()>;
+    /// Records what the fetched document `url` leads to (`L` link, `R` redirect target, `X`
+    /// context, with the URL), so that a shorter path to it found later by any node follows
+    /// them again. The embedded store keeps nothing: its one crawler remembers them itself.
+    fn record_links(
+        &mut self,
+        _crawl: i64,
+        _url: &str,
+        _links: &[(String, char)],
+    ) -> BackendResult<()> {
+        Ok(())
+    }
 }
 
 /// The SQLite store's transaction seen through [`BackendTransaction`].
