@@ -18,6 +18,7 @@ mod warc_fixture;
 mod cli_vocabulary;
 mod cluster_faults;
 mod cluster_operation;
+mod cluster_outage;
 mod cluster_share;
 mod crash_recovery;
 mod crawl_failures;

@@ -18,7 +18,8 @@ use url::Url;
 
 use super::archived;
 use super::archiver::{
-    ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, CommitStore, ParseSummary,
+    ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, CommitAck, CommitStore,
+    ParseSummary,
 };
 use super::failures::FailureReport;
 use super::frontier::{
@@ -375,6 +376,12 @@ pub fn peak_rss() -> Option<u64> {
 
 /// A finished fetch coming back to the loop.
 enum Done {
+    /// The archiver is done with a document's capture (shared crawls): its PLD may be sent
+    /// the next request.
+    Committed {
+        pld: PldId,
+        finished_at: Option<Instant>,
+    },
     Document {
         id: UrlId,
         fetch: Box<Fetch>,
@@ -992,6 +999,10 @@ impl Crawler {
                 self.handle_document(id, *fetch, conditional_on, parse, parse_error)
             }
             Done::Unsent { pld, id, origin } => self.handle_unsent(pld, id, origin),
+            Done::Committed { pld, finished_at } => {
+                self.frontier.release(pld, finished_at);
+                self.drop_unless_held(pld);
+            }
         }
     }
 
@@ -1079,6 +1090,7 @@ impl Crawler {
                 links: Vec::new(),
                 done: false,
                 note,
+                committed: None,
             };
             self.send(ArchiveJob::Capture(Box::new(job)));
         }
@@ -1149,8 +1161,19 @@ impl Crawler {
             let seed = is_seed(entry);
             self.failures.note_document(&url, kind, &fetch, seed);
         }
-        self.frontier.release(pld, sent);
-        self.drop_unless_held(pld);
+        let committed = if self.shared.is_some() {
+            let done = self.done_tx.clone();
+            Some(CommitAck::new(move || {
+                let _ = done.send(Done::Committed {
+                    pld,
+                    finished_at: sent,
+                });
+            }))
+        } else {
+            self.frontier.release(pld, sent);
+            self.drop_unless_held(pld);
+            None
+        };
         let entry = self.frontier.entry(id);
         let job = CaptureJob {
             host: Url::parse(&url)
@@ -1174,6 +1197,7 @@ impl Crawler {
             links: self.links_to_store(id),
             done,
             note,
+            committed,
         };
         self.send(ArchiveJob::Capture(Box::new(job)));
     }

@@ -323,7 +323,21 @@ impl LeaseLoop {
                 }
             }
             // The renewal that follows meets the same trouble and reports it.
-            Err(error) => tracing::debug!(%error, "heartbeat: {error}"),
+            Err(error) => {
+                tracing::debug!(%error, "heartbeat: {error}");
+                self.reconnect_after(&error);
+            }
+        }
+    }
+
+    /// After the database went away, a new connection for the next attempt (a failed one
+    /// is tried again at the next renewal or claim: the node waits for the database).
+    fn reconnect_after(&mut self, error: &BackendError) {
+        if !error.is_connection_lost() {
+            return;
+        }
+        if let Err(error) = self.store.reconnect() {
+            tracing::debug!(%error, "reconnecting: {error}");
         }
     }
 
@@ -351,6 +365,7 @@ impl LeaseLoop {
             Err(error) => {
                 // Without a renewal the leases may lapse at any moment: stop using them.
                 tracing::warn!(%error, "renewing PLD leases: {error}; dropping them");
+                self.reconnect_after(&error);
                 BTreeSet::new()
             }
         };
@@ -390,7 +405,10 @@ impl LeaseLoop {
                 self.load_rows(claimed, lapsed);
             }
             Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "claiming PLDs: {error}"),
+            Err(error) => {
+                tracing::warn!(%error, "claiming PLDs: {error}");
+                self.reconnect_after(&error);
+            }
         }
     }
 

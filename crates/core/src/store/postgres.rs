@@ -99,6 +99,8 @@ pub struct PgStateStore {
     /// The crawl's hop limit, when set: enqueuing a shorter path to a fetched document then
     /// follows its stored links again ([`PgStateStore::follow_shorter_paths`]).
     pub(super) hop_limit: Option<u32>,
+    /// The connection string, for reconnecting after the server went away.
+    url: String,
 }
 
 impl PgStateStore {
@@ -107,25 +109,37 @@ impl PgStateStore {
     /// network or a tunnel.
     pub fn connect(url: &str) -> BackendResult<Self> {
         let database = describe_database(url);
-        let mut config =
-            postgres::Config::from_str(url).map_err(|source| BackendError::Postgres {
-                database: database.clone(),
-                source,
-            })?;
-        super::pg_limits::bound_waits(&mut config);
-        let client = config
-            .connect(NoTls)
-            .map_err(|source| BackendError::Postgres {
-                database: database.clone(),
-                source,
-            })?;
+        let client = Self::open_client(url, &database)?;
         let mut store = Self {
             database,
             client,
             hop_limit: None,
+            url: url.to_string(),
         };
         store.create_schema()?;
         Ok(store)
+    }
+
+    /// Replaces the connection (after the server restarted or the network failed); the
+    /// schema exists already.
+    pub fn reconnect(&mut self) -> BackendResult<()> {
+        self.client = Self::open_client(&self.url, &self.database)?;
+        Ok(())
+    }
+
+    fn open_client(url: &str, database: &str) -> BackendResult<Client> {
+        let mut config =
+            postgres::Config::from_str(url).map_err(|source| BackendError::Postgres {
+                database: database.to_string(),
+                source,
+            })?;
+        super::pg_limits::bound_waits(&mut config);
+        config
+            .connect(NoTls)
+            .map_err(|source| BackendError::Postgres {
+                database: database.to_string(),
+                source,
+            })
     }
 
     /// The database this store writes to, as errors name it (no password).
