@@ -214,6 +214,7 @@ impl LeaseKeeper {
                     seen_id: 0,
                     refreshes: 0,
                     share: settings_max,
+                    claim_wait: CLAIM_INTERVAL,
                 }
                 .run(&receiver)
             })?;
@@ -247,8 +248,14 @@ fn renew_interval(ttl: Duration) -> Duration {
     (ttl / 3).min(Duration::from_secs(1))
 }
 
-/// How often free PLDs are looked for while this node holds fewer than it may.
+/// How often free PLDs are looked for while this node holds fewer than it may and the last
+/// look found some.
 const CLAIM_INTERVAL: Duration = Duration::from_millis(200);
+
+/// The longest wait between two looks for free PLDs: each look that finds none doubles the
+/// wait up to this, so idle nodes do not poll the database five times a second, while a
+/// lapsed lease is still taken over within a second of lapsing.
+const MAX_CLAIM_WAIT: Duration = Duration::from_secs(1);
 
 struct LeaseLoop {
     store: PgStateStore,
@@ -262,6 +269,8 @@ struct LeaseLoop {
     refreshes: u32,
     /// PLDs this node may hold now: `--max-plds`, or less, its fair share.
     share: usize,
+    /// The wait before the next look for free PLDs (backing off while none are found).
+    claim_wait: Duration,
 }
 
 /// Every how many renewals the held PLDs' rows are read whole: a row whose id was taken by
@@ -286,7 +295,7 @@ impl LeaseLoop {
                 self.heartbeat();
                 self.renew_and_refresh();
             }
-            if last_claim.elapsed() >= CLAIM_INTERVAL {
+            if last_claim.elapsed() >= self.claim_wait {
                 last_claim = Instant::now();
                 self.claim();
             }
@@ -297,6 +306,8 @@ impl LeaseLoop {
     fn apply(&mut self, command: LeaseCommand) {
         match command {
             LeaseCommand::Forget(plds) => {
+                // Room again: look for free PLDs soon.
+                self.claim_wait = CLAIM_INTERVAL;
                 self.deadlines.end(&plds);
                 for pld in plds {
                     self.held.remove(&pld);
@@ -402,11 +413,13 @@ impl LeaseLoop {
                     .collect();
                 self.deadlines.extend(&claimed, sent, *ttl);
                 self.held.extend(claimed.iter().cloned());
+                self.claim_wait = CLAIM_INTERVAL;
                 self.load_rows(claimed, lapsed);
             }
-            Ok(_) => {}
+            Ok(_) => self.claim_wait = (self.claim_wait * 2).min(MAX_CLAIM_WAIT),
             Err(error) => {
                 tracing::warn!(%error, "claiming PLDs: {error}");
+                self.claim_wait = (self.claim_wait * 2).min(MAX_CLAIM_WAIT);
                 self.reconnect_after(&error);
             }
         }
