@@ -545,3 +545,67 @@ fn claims_tell_a_lapsed_lease_from_a_free_or_released_one() {
         ]
     );
 }
+
+/// On PostgreSQL a shorter path to a fetched document follows its stored links again, in
+/// the enqueuing transaction: a link cut off at the limit is queued, a link known with more
+/// hops is lowered, a link still beyond the limit stays out.
+#[test]
+fn a_shorter_path_follows_stored_links_on_postgres() {
+    let server = shared_server();
+    let url = server.fresh_database("shorter_links");
+    let mut store = PgStateStore::connect(&url).unwrap();
+    store.follow_shorter_paths(3);
+    let crawl = store.start_crawl(at(800, 0), "{}").unwrap();
+    let at_hops = |url: &str, hops: u32| FrontierEntry {
+        path: "L".repeat(hops as usize),
+        via: None,
+        redirects: 0,
+        ..entry(url, hops)
+    };
+    store
+        .transaction(|t| {
+            t.enqueue(
+                crawl,
+                &[
+                    at_hops("http://h.example/doc", 3),
+                    at_hops("http://k.example/known", 3),
+                ],
+            )?;
+            t.mark_done(crawl, "http://h.example/doc")?;
+            t.record_links(
+                crawl,
+                "http://h.example/doc",
+                &[
+                    ("http://k.example/known".into(), 'L'),
+                    ("http://m.example/cut".into(), 'L'),
+                ],
+            )?;
+            t.mark_done(crawl, "http://k.example/known")?;
+            t.record_links(
+                crawl,
+                "http://k.example/known",
+                &[("http://n.example/far".into(), 'L')],
+            )
+        })
+        .unwrap();
+    store
+        .transaction(|t| t.enqueue(crawl, &[at_hops("http://h.example/doc", 1)]))
+        .unwrap();
+    let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+    let hops: BTreeSet<(String, i64)> = client
+        .query("SELECT url, hops FROM frontier WHERE crawl = $1", &[&crawl])
+        .unwrap()
+        .iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+    let expected: BTreeSet<(String, i64)> = [
+        ("http://h.example/doc", 1),
+        ("http://k.example/known", 2),
+        ("http://m.example/cut", 2),
+        ("http://n.example/far", 3),
+    ]
+    .into_iter()
+    .map(|(url, hops)| (url.to_string(), hops))
+    .collect();
+    assert_eq!(hops, expected);
+}
