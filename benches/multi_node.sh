@@ -4,7 +4,7 @@
 # bound (all documents / (biggest PLD's documents × delay)), with PostgreSQL transactions per
 # captured URL (pg_stat_database.xact_commit deltas), printed as a Markdown table. Release
 # build by default (PROFILE=dev for a quick debug run). Sizes: LDWARC_BENCH_PLDS (300),
-# LDWARC_BENCH_DOCS (documents of the biggest PLD, 700: some 20,000 in all),
+# LDWARC_BENCH_DOCS (documents of the biggest PLD, 900: some 20,000 in all),
 # LDWARC_BENCH_LATENCY_MS (20), LDWARC_BENCH_DELAY (seconds, 0.25). Needs the PostgreSQL
 # server binaries (Debian package postgresql), like the tests.
 set -eu

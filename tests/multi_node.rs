@@ -358,11 +358,11 @@ fn bench_setting<T: std::str::FromStr>(name: &str, default: T) -> T {
 }
 
 /// The benchmark's web: `LDWARC_BENCH_PLDS` PLDs (default 300), the biggest with
-/// `LDWARC_BENCH_DOCS` documents (default 700, some 20,000 in all), 20 ms latency per answer.
+/// `LDWARC_BENCH_DOCS` documents (default 900, some 20,000 in all), 20 ms latency per answer.
 fn bench_web() -> Web {
     Web::generate(GenSpec {
         plds: bench_setting("PLDS", 300),
-        max_docs_per_pld: bench_setting("DOCS", 700),
+        max_docs_per_pld: bench_setting("DOCS", 900),
         power_law_exponent: 0.6,
         links_per_doc: 3,
         latency: Duration::from_millis(bench_setting("LATENCY_MS", 20)),
