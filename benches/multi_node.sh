@@ -1,9 +1,14 @@
 #!/bin/sh
-# Multi-node crawl throughput: 1, 2 and 4 `ldwarc crawl --state postgres://…` nodes over the
-# generated loopback test web (16 PLDs, ~300 documents, delay 0.05 s, 4 leases per node), with
-# PostgreSQL commits per fetch (pg_stat_database.xact_commit deltas), printed as a Markdown
-# table. Needs the PostgreSQL server binaries (Debian package postgresql), like the tests.
+# Multi-node crawl throughput: 1, 2 and 4 `ldwarc crawl --state postgres://…` nodes (processes
+# on this machine) over a generated loopback test web with latency, next to the politeness
+# bound (all documents / (biggest PLD's documents × delay)), with PostgreSQL transactions per
+# captured URL (pg_stat_database.xact_commit deltas), printed as a Markdown table. Release
+# build by default (PROFILE=dev for a quick debug run). Sizes: LDWARC_BENCH_PLDS (300),
+# LDWARC_BENCH_DOCS (documents of the biggest PLD, 900: some 20,000 in all),
+# LDWARC_BENCH_LATENCY_MS (20), LDWARC_BENCH_DELAY (seconds, 0.25). Needs the PostgreSQL
+# server binaries (Debian package postgresql), like the tests.
 set -eu
 cd "$(dirname "$0")/.."
-exec cargo test --quiet --test integration multi_node::benchmark_multi_node_throughput -- \
-    --ignored --nocapture --test-threads 1 "$@"
+profile="${PROFILE:-release}"
+exec cargo test --quiet --profile "$profile" --test integration \
+    multi_node::benchmark_multi_node_throughput -- --ignored --nocapture --test-threads 1 "$@"

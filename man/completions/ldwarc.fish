@@ -157,7 +157,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l state -d 'Keep t
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l node -d 'This node\'s name, in every WARC file name and on its leases [default: the host name]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l crawl-id -d 'With --state: work on this crawl' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join-wait -d 'With --state: how long --join waits for the crawl to appear [default: 60s]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-plds -d 'With --state: pay-level domain leases held at once [default: --concurrency]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-plds -d 'With --state: pay-level domain leases held at most at once; a node holds no more than its fair share (domains with queued URLs / live nodes) [default: --concurrency]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l lease-ttl -d 'With --state: how long a lease lasts unless renewed; a dead node\'s domains are taken over after this [default: 30]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"

@@ -134,7 +134,8 @@ pub struct CrawlArgs {
     /// With --state: start a new crawl even while another one is running in the database.
     #[arg(long)]
     force: bool,
-    /// With --state: pay-level domain leases held at once [default: --concurrency].
+    /// With --state: pay-level domain leases held at most at once; a node holds no more than
+    /// its fair share (domains with queued URLs / live nodes) [default: --concurrency].
     #[arg(long, value_name = "N")]
     max_plds: Option<usize>,
     /// With --state: how long a lease lasts unless renewed; a dead node's domains are taken

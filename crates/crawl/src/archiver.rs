@@ -10,6 +10,8 @@
 //! archive as an extra capture, and the new holder fetches the URL again. Lease releases go
 //! through this thread too, so a PLD is released only after its last write committed.
 
+mod outage;
+
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -111,12 +113,39 @@ pub struct CaptureJob {
     pub conditional_on: Option<UrlState>,
     /// What parsing found: syntax, triples, links.
     pub parse: Option<ParseSummary>,
-    /// New URLs found in it (already deduplicated by the frontier).
+    /// New URLs found in it (already deduplicated by the frontier), and known URLs it gives
+    /// a shorter path to.
     pub new_urls: Vec<FrontierEntry>,
+    /// Everything it leads to (`L` link, `R` redirect, `X` context, and the URL), beyond the
+    /// hop limit too: a shared store keeps them for shorter paths found later.
+    pub links: Vec<(String, char)>,
     /// Whether the URL is done (false when it will be retried).
     pub done: bool,
     /// An error to log besides the fetch's own (e.g. a redirect loop).
     pub note: Option<String>,
+    /// Told once the capture's commit is over (or the job is dropped): a shared crawl sends
+    /// no further request to the PLD before, so a hung or lost database leaves at most one
+    /// fetch per PLD uncommitted for the next holder to repeat.
+    pub committed: Option<CommitAck>,
+}
+
+/// Runs its action when dropped, i.e. when the archiver is done with the job whatever became
+/// of it: committed, refused by a fence, failed, or never handled.
+pub struct CommitAck(Option<Box<dyn FnOnce() + Send>>);
+
+impl CommitAck {
+    /// An acknowledgement running `action`.
+    pub fn new(action: impl FnOnce() + Send + 'static) -> Self {
+        Self(Some(Box::new(action)))
+    }
+}
+
+impl Drop for CommitAck {
+    fn drop(&mut self) {
+        if let Some(action) = self.0.take() {
+            action();
+        }
+    }
 }
 
 /// What link extraction found in a payload.
@@ -268,9 +297,11 @@ impl ArchiverState {
         let crawl = self.crawl;
         match job {
             ArchiveJob::Enqueue(entries) => {
-                on_store!(&mut self.store, _node, s => StateBackend::transaction(s, |t| {
-                    t.enqueue(crawl, &entries)
-                }))?;
+                outage::retrying(&mut self.store, |store| {
+                    on_store!(store, _node, s => StateBackend::transaction(s, |t| {
+                        t.enqueue(crawl, &entries)
+                    }))
+                })?;
             }
             ArchiveJob::Round(round) => {
                 // Nodes of a shared crawl each run their own rounds over their PLDs.
@@ -284,28 +315,31 @@ impl ArchiverState {
                     Change::Failed => self.stats.failed += 1,
                     _ => {}
                 }
-                let result = on_store!(&mut self.store, node, s => StateBackend::transaction(s, |t| {
-                    t.log_fetch_fenced(node, crawl, &entry)?;
-                    if done {
-                        t.mark_done_fenced(node, crawl, &entry.url)?;
-                    }
-                    Ok(())
-                }));
+                let result = outage::retrying(&mut self.store, |store| {
+                    on_store!(store, node, s => StateBackend::transaction(s, |t| {
+                        t.log_fetch_fenced(node, crawl, &entry)?;
+                        if done {
+                            t.mark_done_fenced(node, crawl, &entry.url)?;
+                        }
+                        Ok(())
+                    }))
+                });
                 self.lease_checked(result, None)?;
             }
             ArchiveJob::Capture(job) => self.capture(*job, batch)?,
             ArchiveJob::Release(plds) => {
-                if let CommitStore::Shared { store, node } = &mut self.store {
-                    store.release_after(node, crawl, &plds)?;
-                }
+                outage::retrying(&mut self.store, |store| match store {
+                    CommitStore::Shared { store, node } => store.release_after(node, crawl, &plds),
+                    CommitStore::Local(_) => Ok(()),
+                })?;
             }
             ArchiveJob::CountQueued(reply) => {
-                let count = match &mut self.store {
+                let count = outage::retrying(&mut self.store, |store| match store {
                     CommitStore::Shared { store, .. } => store.queued_count(crawl),
                     CommitStore::Local(store) => {
                         StateBackend::frontier(store, crawl).map(|(queued, _)| queued.len() as u64)
                     }
-                };
+                });
                 // The crawler may have stopped waiting; nothing to do then.
                 let _ = reply.send(count);
             }
@@ -364,8 +398,10 @@ impl ArchiverState {
             record: None,
         };
         let mut new_state = None;
-        let previous =
-            on_store!(&mut self.store, _node, s => StateBackend::url_state(s, &job.url))?;
+        let previous = outage::retrying(
+            &mut self.store,
+            |store| on_store!(store, _node, s => StateBackend::url_state(s, &job.url)),
+        )?;
         let main_id = new_record_id();
         let companions = Companions {
             request: (!job.fetch.request.is_empty())
@@ -426,17 +462,20 @@ impl ArchiverState {
             });
             self.stats.failed += 1;
         }
-        let result = on_store!(&mut self.store, node, s => StateBackend::transaction(s, |t| {
-            t.log_fetch_fenced(node, crawl, &entry)?;
-            if let Some(state) = &new_state {
-                t.set_url_state(&job.url, state)?;
-            }
-            t.enqueue(crawl, &job.new_urls)?;
-            if job.done {
-                t.mark_done_fenced(node, crawl, &job.url)?;
-            }
-            Ok(())
-        }));
+        let result = outage::retrying(&mut self.store, |store| {
+            on_store!(store, node, s => StateBackend::transaction(s, |t| {
+                t.log_fetch_fenced(node, crawl, &entry)?;
+                if let Some(state) = &new_state {
+                    t.set_url_state(&job.url, state)?;
+                }
+                t.enqueue(crawl, &job.new_urls)?;
+                if job.done {
+                    t.record_links(crawl, &job.url, &job.links)?;
+                    t.mark_done_fenced(node, crawl, &job.url)?;
+                }
+                Ok(())
+            }))
+        });
         let written = entry.record.as_ref().map(|r| r.file.clone());
         self.lease_checked(result, written.as_deref())
     }

@@ -2,6 +2,10 @@
 //! unknown), fetches, extracts links on a blocking thread, follows redirects in the same
 //! round, backs off on 429/503, and hands every fetch to the archiver thread.
 
+mod shorter_paths;
+
+use shorter_paths::SentElsewhere;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -14,7 +18,8 @@ use url::Url;
 
 use super::archived;
 use super::archiver::{
-    ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, CommitStore, ParseSummary,
+    ArchiveJob, Archiver, ArchiverOptions, ArchiverStats, CaptureJob, CommitAck, CommitStore,
+    ParseSummary,
 };
 use super::failures::FailureReport;
 use super::frontier::{
@@ -222,6 +227,7 @@ fn open_local(options: &CrawlOptions) -> Result<Opened, CrawlError> {
 fn open_shared(options: &CrawlOptions, database: &str) -> Result<Opened, CrawlError> {
     let node = shared::node_name(options)?;
     let mut store = PgStateStore::connect(database).map_err(shared::store_error)?;
+    store.follow_shorter_paths(options.hops);
     let (crawl, round, resumed) =
         shared::open_shared_crawl(&mut store, options, &describe_options(options))?;
     let remembered = remember_shared(&mut store, options).map_err(shared::store_error)?;
@@ -370,6 +376,12 @@ pub fn peak_rss() -> Option<u64> {
 
 /// A finished fetch coming back to the loop.
 enum Done {
+    /// The archiver is done with a document's capture (shared crawls): its PLD may be sent
+    /// the next request.
+    Committed {
+        pld: PldId,
+        finished_at: Option<Instant>,
+    },
     Document {
         id: UrlId,
         fetch: Box<Fetch>,
@@ -432,6 +444,8 @@ struct Crawler {
     failures: FailureReport,
     /// Why the robots.txt of an origin (by [`origin_key`]) could not be had.
     robots_unavailable: HashMap<String, String>,
+    /// What fetched documents link to, for shorter paths found later.
+    links_of: shorter_paths::LinksOf,
 }
 
 impl Crawler {
@@ -460,6 +474,7 @@ impl Crawler {
             requests: 0,
             failures: FailureReport::default(),
             robots_unavailable: HashMap::new(),
+            links_of: shorter_paths::LinksOf::default(),
         }
     }
 
@@ -984,6 +999,10 @@ impl Crawler {
                 self.handle_document(id, *fetch, conditional_on, parse, parse_error)
             }
             Done::Unsent { pld, id, origin } => self.handle_unsent(pld, id, origin),
+            Done::Committed { pld, finished_at } => {
+                self.frontier.release(pld, finished_at);
+                self.drop_unless_held(pld);
+            }
         }
     }
 
@@ -1068,8 +1087,10 @@ impl Crawler {
                 conditional_on: None,
                 parse: None,
                 new_urls: Vec::new(),
+                links: Vec::new(),
                 done: false,
                 note,
+                committed: None,
             };
             self.send(ArchiveJob::Capture(Box::new(job)));
         }
@@ -1140,8 +1161,19 @@ impl Crawler {
             let seed = is_seed(entry);
             self.failures.note_document(&url, kind, &fetch, seed);
         }
-        self.frontier.release(pld, sent);
-        self.drop_unless_held(pld);
+        let committed = if self.shared.is_some() {
+            let done = self.done_tx.clone();
+            Some(CommitAck::new(move || {
+                let _ = done.send(Done::Committed {
+                    pld,
+                    finished_at: sent,
+                });
+            }))
+        } else {
+            self.frontier.release(pld, sent);
+            self.drop_unless_held(pld);
+            None
+        };
         let entry = self.frontier.entry(id);
         let job = CaptureJob {
             host: Url::parse(&url)
@@ -1162,8 +1194,10 @@ impl Crawler {
             conditional_on,
             parse: summary,
             new_urls,
+            links: self.links_to_store(id),
             done,
             note,
+            committed,
         };
         self.send(ArchiveJob::Capture(Box::new(job)));
     }
@@ -1195,6 +1229,7 @@ impl Crawler {
         if self.in_redirect_chain(id, target.as_str()) {
             return Some(format!("redirect cycle: {target} was already in the chain"));
         }
+        self.remember_links(id, vec![(target.as_str().into(), UrlKind::Redirect)]);
         self.queue(target, id, UrlKind::Redirect, new_urls);
         None
     }
@@ -1205,6 +1240,7 @@ impl Crawler {
     fn queue(&mut self, url: Url, via: UrlId, kind: UrlKind, new_urls: &mut Vec<FrontierEntry>) {
         if let Some(known) = self.frontier.find(url.as_str()) {
             self.frontier.add_inlink(known);
+            self.reached_again(known, via, kind, new_urls);
             return;
         }
         let pld = url.host_str().map(pay_level_domain).unwrap_or_default();
@@ -1258,9 +1294,6 @@ impl Crawler {
         let Some(shared) = &mut self.shared else {
             return;
         };
-        if !shared.sent_elsewhere.insert(url.to_string()) {
-            return;
-        }
         let from = self.frontier.entry(via);
         let round = self.frontier.round();
         let (hops, redirects, step, round) = match kind {
@@ -1268,6 +1301,10 @@ impl Crawler {
             UrlKind::Redirect => (from.hops, from.redirects + 1, 'R', round),
             UrlKind::Context => (from.hops, 0, 'X', round),
         };
+        // Sent again only by a shorter path (the store then lowers its hop count).
+        if !shared.sent_elsewhere.first_or_shorter(url.as_str(), hops) {
+            return;
+        }
         new_urls.push(FrontierEntry {
             url: url.into(),
             hops,
@@ -1307,23 +1344,34 @@ impl Crawler {
                         self.frontier.hold_until(id, Instant::now() + wait);
                     }
                 }
-                for url in done {
-                    let pld = ldwarc_core::archive::pld_of_url(&url);
+                // Rows another node reached by a shorter path lower this node's counts (and
+                // may bring links of fetched documents within the limit).
+                let mut new_urls = Vec::new();
+                for entry in done {
+                    let pld = ldwarc_core::archive::pld_of_url(&entry.url);
                     if self.holds(&pld) {
-                        self.frontier.add_done(&url, &pld);
+                        self.frontier.add_done(&entry.url, &pld);
+                        self.stored_with_fewer_hops(&entry, &mut new_urls);
                     }
                 }
                 for entry in queued {
+                    if !self.holds(&ldwarc_core::archive::pld_of_url(&entry.url)) {
+                        continue;
+                    }
+                    self.stored_with_fewer_hops(&entry, &mut new_urls);
                     let known = self
                         .frontier
                         .find(&entry.url)
                         .map(|id| self.frontier.entry(id).state);
-                    let fresh = matches!(known, None | Some(FrontierUrlState::Released));
-                    if fresh && self.holds(&ldwarc_core::archive::pld_of_url(&entry.url)) {
+                    if matches!(known, None | Some(FrontierUrlState::Released)) {
                         self.add_stored(entry);
                     }
                 }
+                if !new_urls.is_empty() {
+                    self.send(ArchiveJob::Enqueue(new_urls));
+                }
             }
+            LeaseEvent::Share(share) => self.keep_share(share),
             LeaseEvent::Lost(names) => {
                 for name in names {
                     tracing::warn!(
@@ -1379,6 +1427,27 @@ impl Crawler {
             .keeper
             .forget(releases.iter().map(|(name, _)| name.clone()).collect());
         self.send(ArchiveJob::Release(releases));
+    }
+
+    /// More nodes joined: PLDs beyond this node's fair `share` with no request in flight leave
+    /// its queues, and are released (after their last write, with their delay as cool-down)
+    /// for the other nodes to claim.
+    fn keep_share(&mut self, share: usize) {
+        let Some(shared) = &self.shared else {
+            return;
+        };
+        let surplus = shared.held.len().saturating_sub(share);
+        let spare: Vec<PldId> = shared
+            .held
+            .iter()
+            .copied()
+            .filter(|&id| !self.frontier.pld_busy(id))
+            .take(surplus)
+            .collect();
+        for id in spare {
+            self.frontier.drop_pld(id);
+        }
+        self.release_idle_plds();
     }
 
     /// Whether the crawl loop may end once this node has nothing left: always with the
@@ -1437,15 +1506,34 @@ impl Crawler {
         new_urls: &mut Vec<FrontierEntry>,
     ) {
         let contexts = parse.missing_contexts.iter().chain(&parse.remote_contexts);
-        for url in contexts.filter_map(|c| crawlable_text(c)) {
+        let contexts: Vec<Url> = contexts.filter_map(|c| crawlable_text(c)).collect();
+        let entry = self.frontier.entry(id);
+        let links: Vec<Url> = if entry.kind == UrlKind::Context {
+            Vec::new()
+        } else {
+            parse
+                .links
+                .iter()
+                .filter_map(|l| crawlable_text(l))
+                .collect()
+        };
+        let follow = entry.hops < self.options.hops;
+        // Links beyond the limit are kept too: a shorter path may yet bring them within it.
+        self.remember_links(
+            id,
+            contexts
+                .iter()
+                .map(|url| (url.as_str().into(), UrlKind::Context))
+                .chain(links.iter().map(|url| (url.as_str().into(), UrlKind::Link)))
+                .collect(),
+        );
+        for url in contexts {
             self.queue(url, id, UrlKind::Context, new_urls);
         }
-        let entry = self.frontier.entry(id);
-        if entry.hops >= self.options.hops || entry.kind == UrlKind::Context {
-            return;
-        }
-        for url in parse.links.iter().filter_map(|l| crawlable_text(l)) {
-            self.queue(url, id, UrlKind::Link, new_urls);
+        if follow {
+            for url in links {
+                self.queue(url, id, UrlKind::Link, new_urls);
+            }
         }
     }
 }
@@ -1461,7 +1549,7 @@ struct SharedFrontier {
     /// When each held lease stops allowing requests, by this process's clock.
     deadlines: Arc<LeaseDeadlines>,
     /// URLs of PLDs held elsewhere, already sent to the shared frontier.
-    sent_elsewhere: HashSet<String>,
+    sent_elsewhere: SentElsewhere,
     /// The archiver's answer to "how many URLs are queued on any node", awaited.
     counting: Option<tokio::sync::oneshot::Receiver<BackendResult<u64>>>,
     last_count: Instant,
@@ -1477,7 +1565,7 @@ impl SharedFrontier {
             events,
             held: HashSet::new(),
             deadlines,
-            sent_elsewhere: HashSet::new(),
+            sent_elsewhere: SentElsewhere::default(),
             counting: None,
             last_count: Instant::now() - COUNT_INTERVAL,
         })

@@ -320,6 +320,11 @@ impl Frontier {
         !pld.busy && pld.current.is_empty() && pld.next.is_empty()
     }
 
+    /// Whether a request to a PLD is in flight.
+    pub fn pld_busy(&self, pld_id: PldId) -> bool {
+        self.plds[pld_id as usize].busy
+    }
+
     /// Takes every queued URL of a PLD out of the queues, marked
     /// [`UrlState::Released`]: another node holds (or will hold) the PLD's lease. A request
     /// in flight is left to finish.
@@ -355,6 +360,21 @@ impl Frontier {
                 slot.insert(id);
             }
         }
+    }
+
+    /// A shorter path to a known URL: its hop count, discovery path and referrer become
+    /// those of the shorter path. Returns false (and changes nothing) unless `hops` is lower.
+    pub fn lower_hops(&mut self, id: UrlId, hops: u32, via: Option<UrlId>, path: String) -> bool {
+        let entry = &mut self.urls[id as usize];
+        if entry.hops <= hops {
+            return false;
+        }
+        entry.hops = hops;
+        if via.is_some() {
+            entry.via = via;
+        }
+        entry.path = path.into();
+        true
     }
 
     /// Counts one more link to a known URL (its place in its PLD's queue moves up).

@@ -86,7 +86,8 @@ pub struct CrawlOptions {
     pub join_wait: Duration,
     /// How long a PLD lease lasts without renewal (renewed every third of it).
     pub lease_ttl: Duration,
-    /// PLD leases held at once (default: `concurrency`).
+    /// PLD leases held at most at once (default: `concurrency`); a node holds no more than its
+    /// fair share of the crawl's PLDs either.
     pub max_plds: Option<usize>,
 }
 

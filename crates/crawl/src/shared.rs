@@ -17,7 +17,9 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::crawler::CrawlError;
 use super::lease_deadline::LeaseDeadlines;
 use super::options::{CrawlOptions, JoinCrawl, check_node_name};
-use ldwarc_core::store::{BackendError, FrontierEntry, PgStateStore, PldLeases, StateBackend};
+use ldwarc_core::store::{
+    BackendError, FrontierEntry, FrontierRows, PgStateStore, PldLeases, StateBackend,
+};
 
 /// What the lease thread tells the crawl loop.
 #[derive(Debug)]
@@ -32,11 +34,14 @@ pub enum LeaseEvent {
         lapsed: Vec<String>,
         /// URLs queued and not yet done.
         queued: Vec<FrontierEntry>,
-        /// URLs done (by any node).
-        done: Vec<String>,
+        /// URLs done (by any node), with the hops they were last reached by.
+        done: Vec<FrontierEntry>,
     },
     /// Leases this node no longer holds: their URLs must not be fetched here any more.
     Lost(Vec<String>),
+    /// This node's fair share of PLDs fell below what it holds (more nodes joined): it gives
+    /// up PLDs with no request in flight until it holds this many.
+    Share(usize),
 }
 
 /// Messages from the crawl loop to the lease thread.
@@ -195,6 +200,7 @@ impl LeaseKeeper {
         deadlines: Arc<LeaseDeadlines>,
     ) -> Result<Self, CrawlError> {
         let store = PgStateStore::connect(&settings.database).map_err(store_error)?;
+        let settings_max = settings.max_plds;
         let (commands, receiver) = channel();
         let thread = std::thread::Builder::new()
             .name("ldwarc-leases".into())
@@ -205,6 +211,10 @@ impl LeaseKeeper {
                     held: BTreeSet::new(),
                     events,
                     deadlines,
+                    seen_id: 0,
+                    refreshes: 0,
+                    share: settings_max,
+                    claim_wait: CLAIM_INTERVAL,
                 }
                 .run(&receiver)
             })?;
@@ -238,8 +248,14 @@ fn renew_interval(ttl: Duration) -> Duration {
     (ttl / 3).min(Duration::from_secs(1))
 }
 
-/// How often free PLDs are looked for while this node holds fewer than it may.
+/// How often free PLDs are looked for while this node holds fewer than it may and the last
+/// look found some.
 const CLAIM_INTERVAL: Duration = Duration::from_millis(200);
+
+/// The longest wait between two looks for free PLDs: each look that finds none doubles the
+/// wait up to this, so idle nodes do not poll the database five times a second, while a
+/// lapsed lease is still taken over within a second of lapsing.
+const MAX_CLAIM_WAIT: Duration = Duration::from_secs(1);
 
 struct LeaseLoop {
     store: PgStateStore,
@@ -247,7 +263,19 @@ struct LeaseLoop {
     held: BTreeSet<String>,
     events: UnboundedSender<LeaseEvent>,
     deadlines: Arc<LeaseDeadlines>,
+    /// The highest frontier row id read for the held PLDs: renewals read only newer rows.
+    seen_id: i64,
+    /// Renewals so far; every [`FULL_READ_EVERY`]th reads the held PLDs' rows whole.
+    refreshes: u32,
+    /// PLDs this node may hold now: `--max-plds`, or less, its fair share.
+    share: usize,
+    /// The wait before the next look for free PLDs (backing off while none are found).
+    claim_wait: Duration,
 }
+
+/// Every how many renewals the held PLDs' rows are read whole: a row whose id was taken by
+/// a transaction that committed after a higher id had been read is found then.
+const FULL_READ_EVERY: u32 = 10;
 
 impl LeaseLoop {
     fn run(mut self, commands: &Receiver<LeaseCommand>) {
@@ -264,9 +292,10 @@ impl LeaseLoop {
             }
             if last_renewal.elapsed() >= renew_interval(self.settings.ttl) {
                 last_renewal = Instant::now();
+                self.heartbeat();
                 self.renew_and_refresh();
             }
-            if last_claim.elapsed() >= CLAIM_INTERVAL {
+            if last_claim.elapsed() >= self.claim_wait {
                 last_claim = Instant::now();
                 self.claim();
             }
@@ -277,11 +306,49 @@ impl LeaseLoop {
     fn apply(&mut self, command: LeaseCommand) {
         match command {
             LeaseCommand::Forget(plds) => {
+                // Room again: look for free PLDs soon.
+                self.claim_wait = CLAIM_INTERVAL;
                 self.deadlines.end(&plds);
                 for pld in plds {
                     self.held.remove(&pld);
                 }
             }
+        }
+    }
+
+    /// Tells the other nodes this one is alive and learns its fair share of PLDs; tells the
+    /// crawl loop to give some up when it holds more.
+    fn heartbeat(&mut self) {
+        let SharedSettings {
+            node,
+            crawl,
+            ttl,
+            max_plds,
+            ..
+        } = &self.settings;
+        match self.store.heartbeat(*crawl, node, *ttl) {
+            Ok(load) => {
+                self.share = load.fair_share().min(*max_plds);
+                if self.held.len() > self.share {
+                    self.send(LeaseEvent::Share(self.share));
+                }
+            }
+            // The renewal that follows meets the same trouble and reports it.
+            Err(error) => {
+                tracing::debug!(%error, "heartbeat: {error}");
+                self.reconnect_after(&error);
+            }
+        }
+    }
+
+    /// After the database went away, a new connection for the next attempt (a failed one
+    /// is tried again at the next renewal or claim: the node waits for the database).
+    fn reconnect_after(&mut self, error: &BackendError) {
+        if !error.is_connection_lost() {
+            return;
+        }
+        if let Err(error) = self.store.reconnect() {
+            tracing::debug!(%error, "reconnecting: {error}");
         }
     }
 
@@ -309,6 +376,7 @@ impl LeaseLoop {
             Err(error) => {
                 // Without a renewal the leases may lapse at any moment: stop using them.
                 tracing::warn!(%error, "renewing PLD leases: {error}; dropping them");
+                self.reconnect_after(&error);
                 BTreeSet::new()
             }
         };
@@ -318,12 +386,16 @@ impl LeaseLoop {
         if !lost.is_empty() {
             self.send(LeaseEvent::Lost(lost));
         }
+        self.refreshes = self.refreshes.wrapping_add(1);
+        if self.refreshes.is_multiple_of(FULL_READ_EVERY) {
+            self.seen_id = 0;
+        }
         self.load_rows(Vec::new(), Vec::new());
     }
 
     /// Claims free PLDs up to the limit and sends their rows.
     fn claim(&mut self) {
-        let room = self.settings.max_plds.saturating_sub(self.held.len());
+        let room = self.share.saturating_sub(self.held.len());
         if room == 0 {
             return;
         }
@@ -341,28 +413,60 @@ impl LeaseLoop {
                     .collect();
                 self.deadlines.extend(&claimed, sent, *ttl);
                 self.held.extend(claimed.iter().cloned());
+                self.claim_wait = CLAIM_INTERVAL;
                 self.load_rows(claimed, lapsed);
             }
-            Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "claiming PLDs: {error}"),
+            Ok(_) => self.claim_wait = (self.claim_wait * 2).min(MAX_CLAIM_WAIT),
+            Err(error) => {
+                tracing::warn!(%error, "claiming PLDs: {error}");
+                self.claim_wait = (self.claim_wait * 2).min(MAX_CLAIM_WAIT);
+                self.reconnect_after(&error);
+            }
         }
     }
 
-    /// Sends the frontier rows of every held PLD (`claimed` among them are new, `lapsed`
-    /// among those were taken over from a lapsed lease).
+    /// Sends the frontier rows of held PLDs: all rows of those just `claimed` (`lapsed`
+    /// among them were taken over from a lapsed lease), rows newer than the last read of the
+    /// others.
     fn load_rows(&mut self, claimed: Vec<String>, lapsed: Vec<String>) {
-        let held: Vec<String> = self.held.iter().cloned().collect();
-        match self.store.frontier_of_plds(self.settings.crawl, &held) {
-            Ok((queued, done)) => {
+        let crawl = self.settings.crawl;
+        let others: Vec<String> = self
+            .held
+            .iter()
+            .filter(|pld| !claimed.contains(pld))
+            .cloned()
+            .collect();
+        if claimed.is_empty() && others.is_empty() {
+            return;
+        }
+        let store = &mut self.store;
+        let seen_id = self.seen_id;
+        let read = (|| {
+            let mut rows = FrontierRows::default();
+            if !claimed.is_empty() {
+                rows = store.frontier_of_plds(crawl, &claimed, 0)?;
+            }
+            if others.is_empty() {
+                return Ok((rows, seen_id));
+            }
+            let newer = store.frontier_of_plds(crawl, &others, seen_id)?;
+            rows.queued.extend(newer.queued);
+            rows.done.extend(newer.done);
+            Ok::<_, BackendError>((rows, newer.last_id))
+        })();
+        match read {
+            Ok((rows, seen_id)) => {
+                self.seen_id = seen_id;
                 self.send(LeaseEvent::Rows {
                     claimed,
                     lapsed,
-                    queued,
-                    done,
+                    queued: rows.queued,
+                    done: rows.done,
                 });
             }
             Err(error) => {
                 // The claimed PLDs cannot be crawled without their rows: give them back.
+                let held = &self.held;
                 tracing::warn!(plds = ?held, %error, "reading the frontier of {held:?}: {error}");
                 if !claimed.is_empty() {
                     self.deadlines.end(&claimed);
@@ -380,6 +484,9 @@ impl LeaseLoop {
     /// On the way out: whatever is still held is released, kept from others for a whole
     /// lease lifetime since this node's last request to it may have been just now.
     fn release_all(&mut self) {
+        if let Err(error) = self.store.leave(self.settings.crawl, &self.settings.node) {
+            tracing::debug!(%error, "leaving the crawl: {error}");
+        }
         if self.held.is_empty() {
             return;
         }

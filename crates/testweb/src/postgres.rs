@@ -39,6 +39,12 @@ pub fn shared_server() -> Arc<PgServer> {
     server
 }
 
+/// A server of the caller's own, for a test that stops and restarts it (the shared one
+/// serves other tests meanwhile).
+pub fn private_server() -> PgServer {
+    PgServer::start()
+}
+
 impl PgServer {
     fn start() -> Self {
         let bin_dir = server_binaries();
@@ -71,19 +77,25 @@ impl PgServer {
             ],
         );
         server.port = free_port();
+        server.start_again();
+        server
+    }
+
+    /// Starts the server (again, after [`PgServer::stop`]) on its port, with its data.
+    pub fn start_again(&self) {
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
              -c full_page_writes=off -c max_connections=60",
-            server.port,
-            server.socket_dir().display()
+            self.port,
+            self.socket_dir().display()
         );
-        server.run(
+        self.run(
             "pg_ctl",
             &[
                 "-D",
-                &server.data_dir.display().to_string(),
+                &self.data_dir.display().to_string(),
                 "-l",
-                &server.socket_dir().join("server.log").display().to_string(),
+                &self.socket_dir().join("server.log").display().to_string(),
                 "-o",
                 &options,
                 "-w",
@@ -92,7 +104,21 @@ impl PgServer {
                 "start",
             ],
         );
-        server
+    }
+
+    /// Stops the server (fast shutdown: clients are disconnected); its data stays.
+    pub fn stop(&self) {
+        self.run(
+            "pg_ctl",
+            &[
+                "-D",
+                &self.data_dir.display().to_string(),
+                "-m",
+                "fast",
+                "-w",
+                "stop",
+            ],
+        );
     }
 
     fn socket_dir(&self) -> &Path {

@@ -16,7 +16,7 @@ pub enum BackendError {
     #[error(transparent)]
     Sqlite(#[from] StoreError),
     /// PostgreSQL refused or the connection broke.
-    #[error("state store {database}: {source}")]
+    #[error("state store {database}: {}", describe_postgres_error(source))]
     Postgres {
         /// The database, without password.
         database: String,
@@ -58,6 +58,47 @@ impl BackendError {
     /// Whether this is a [`BackendError::LeaseLost`].
     pub fn is_lease_lost(&self) -> bool {
         matches!(self, BackendError::LeaseLost { .. })
+    }
+
+    /// Whether the PostgreSQL server could not be reached or went away (it stopped or
+    /// restarted, the network failed, a timeout cut the connection): worth reconnecting and
+    /// trying again, unlike an error in what was asked.
+    pub fn is_connection_lost(&self) -> bool {
+        let BackendError::Postgres { source, .. } = self else {
+            return false;
+        };
+        if source.is_closed() {
+            return true;
+        }
+        match source.code() {
+            // Class 08 (connection exception), 57P01-57P03 (shutdown, crash, cannot connect
+            // now), 57014 (statement timeout on a stalled server).
+            Some(code) => {
+                let code = code.code();
+                code.starts_with("08") || code.starts_with("57P") || code == "57014"
+            }
+            // No SQLSTATE: the client's own I/O or connect failure (not a value it could not
+            // convert, which trying again would not mend).
+            None => {
+                let mut cause = std::error::Error::source(source);
+                while let Some(error) = cause {
+                    if error.is::<std::io::Error>() {
+                        return true;
+                    }
+                    cause = error.source();
+                }
+                false
+            }
+        }
+    }
+}
+
+/// A PostgreSQL error in one line: the server's message and SQLSTATE when it sent one (the
+/// client's own text is only "db error" then).
+fn describe_postgres_error(error: &postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => format!("{} {} ({})", db.severity(), db.message(), db.code().code()),
+        None => error.to_string(),
     }
 }
 
@@ -105,10 +146,22 @@ pub trait BackendTransaction {
     fn set_url_state(&mut self, url: &str, state: &UrlState) -> BackendResult<()>;
     /// What the archive holds of `url`, as this transaction sees it.
     fn url_state(&mut self, url: &str) -> BackendResult<Option<UrlState>>;
-    /// Adds URLs to a crawl's frontier (URLs already there are left alone).
+    /// Adds URLs to a crawl's frontier; a URL already there only takes the hops, path and
+    /// referrer of an entry with fewer hops (a shorter path), nothing else.
     fn enqueue(&mut self, crawl: i64, entries: &[FrontierEntry]) -> BackendResult<()>;
     /// Marks a frontier URL as fetched (or given up on).
     fn mark_done(&mut self, crawl: i64, url: &str) -> BackendResult<()>;
+    /// Records what the fetched document `url` leads to (`L` link, `R` redirect target, `X`
+    /// context, with the URL), so that a shorter path to it found later by any node follows
+    /// them again. The embedded store keeps nothing: its one crawler remembers them itself.
+    fn record_links(
+        &mut self,
+        _crawl: i64,
+        _url: &str,
+        _links: &[(String, char)],
+    ) -> BackendResult<()> {
+        Ok(())
+    }
 }
 
 /// The SQLite store's transaction seen through [`BackendTransaction`].

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::backend::{BackendError, BackendResult, BackendTransaction};
 use super::backend::{SqliteTransaction, StateBackend};
-use super::postgres::{PgStateStore, PgTransaction, column};
+use super::postgres::{PgStateStore, PgTransaction, column, frontier_row_with_id};
 use super::{CrawlRun, FetchLogEntry, FrontierEntry, StateStore};
 
 pub use crate::archive::pld_of_url;
@@ -72,6 +72,17 @@ pub struct Claim {
     pub pld: String,
     /// Whether the previous lease on it ran out while held instead of being released.
     pub lapsed: bool,
+}
+
+/// Frontier rows read for the PLDs a node holds ([`PgStateStore::frontier_of_plds`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrontierRows {
+    /// Entries not yet fetched.
+    pub queued: Vec<FrontierEntry>,
+    /// Entries done (by any node), with the hops they were last reached by.
+    pub done: Vec<FrontierEntry>,
+    /// The highest row id read (the `after` given when none was).
+    pub last_id: i64,
 }
 
 /// One row of `pld_leases`, for monitoring.
@@ -199,19 +210,35 @@ impl PgStateStore {
         Ok(())
     }
 
-    /// The frontier rows of `plds` in `crawl`: entries not yet fetched (in enqueue order)
-    /// and URLs done, as [`StateBackend::frontier`] gives them for a whole crawl.
+    /// The frontier rows of `plds` in `crawl` with an id above `after` (0 for all): entries
+    /// not yet fetched and entries done, in id order (enqueue order, a row lowered by a
+    /// shorter path moving to the end), and the highest id read.
     pub fn frontier_of_plds(
         &mut self,
         crawl: i64,
         plds: &[String],
-    ) -> BackendResult<(Vec<FrontierEntry>, Vec<String>)> {
+        after: i64,
+    ) -> BackendResult<FrontierRows> {
         let rows = self.query(
-            "SELECT url, hops, round, inlinks, via, path, redirects, done FROM frontier
-             WHERE crawl = $1 AND pld = ANY($2) ORDER BY id",
-            &[&crawl, &plds],
+            "SELECT url, hops, round, inlinks, via, path, redirects, done, id FROM frontier
+             WHERE crawl = $1 AND pld = ANY($2) AND id > $3 ORDER BY id",
+            &[&crawl, &plds, &after],
         )?;
-        self.frontier_rows(&rows)
+        let mut read = FrontierRows {
+            last_id: after,
+            ..FrontierRows::default()
+        };
+        for row in &rows {
+            let (entry, done, id) =
+                frontier_row_with_id(row).map_err(|problem| self.invalid(problem))?;
+            read.last_id = read.last_id.max(id);
+            if done {
+                read.done.push(entry);
+            } else {
+                read.queued.push(entry);
+            }
+        }
+        Ok(read)
     }
 
     /// How many URLs of `crawl` are queued and not yet done, on every node together.

@@ -6,8 +6,11 @@
 //! fenced commits ([`PldLeases`], [`FencedTransaction`]). [`StateBackend`] is what both offer.
 
 mod backend;
+mod enqueue_batch;
 mod lease;
 mod pg_limits;
+mod pg_nodes;
+mod pg_shorter;
 mod postgres;
 mod read_only;
 mod recent;
@@ -17,7 +20,8 @@ mod suite;
 pub use backend::{
     BackendError, BackendResult, BackendTransaction, SqliteTransaction, StateBackend,
 };
-pub use lease::{Claim, FencedTransaction, PldLease, PldLeases, pld_of_url};
+pub use lease::{Claim, FencedTransaction, FrontierRows, PldLease, PldLeases, pld_of_url};
+pub use pg_nodes::CrawlLoad;
 pub use postgres::{PgStateStore, PgTransaction, describe_database};
 
 use std::path::{Path, PathBuf};
@@ -533,14 +537,17 @@ impl StoreTransaction<'_> {
         url_state(self.transaction, url).map_err(|e| self.wrap(e))
     }
 
-    /// Adds URLs to a crawl's frontier (URLs already there are left alone).
+    /// Adds URLs to a crawl's frontier; a URL already there only takes the hops, path and
+    /// referrer of a shorter path.
     pub fn enqueue(&self, crawl: i64, entries: &[FrontierEntry]) -> Result<()> {
         let mut statement = self
             .transaction
             .prepare_cached(
-                "INSERT OR IGNORE INTO frontier (crawl, url, hops, round, inlinks, via, path,
-                    redirects)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO frontier (crawl, url, hops, round, inlinks, via, path, redirects)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT (crawl, url) DO UPDATE SET hops = excluded.hops,
+                    via = excluded.via, path = excluded.path, redirects = excluded.redirects
+                 WHERE excluded.hops < frontier.hops",
             )
             .map_err(|e| self.wrap(e))?;
         for entry in entries {

@@ -10,7 +10,6 @@ use chrono::{DateTime, Utc};
 use postgres::{Client, NoTls, Row};
 
 use super::backend::{BackendError, BackendResult, BackendTransaction, StateBackend};
-use super::lease::pld_of_url;
 use super::{Change, CrawlRun, FetchLogEntry, FrontierEntry, RecordRef, UrlState};
 
 /// The schema; `IF NOT EXISTS` everywhere so every node may run it at start-up.
@@ -72,6 +71,14 @@ CREATE TABLE IF NOT EXISTS frontier (
     PRIMARY KEY (crawl, url)
 );
 CREATE INDEX IF NOT EXISTS frontier_queued ON frontier(crawl, pld) WHERE NOT done;
+CREATE INDEX IF NOT EXISTS frontier_pld_id ON frontier(crawl, pld, id);
+ALTER TABLE frontier ADD COLUMN IF NOT EXISTS links TEXT;
+CREATE TABLE IF NOT EXISTS crawl_nodes (
+    crawl BIGINT NOT NULL,
+    node TEXT NOT NULL,
+    seen_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (crawl, node)
+);
 CREATE TABLE IF NOT EXISTS pld_leases (
     crawl BIGINT NOT NULL,
     pld TEXT NOT NULL,
@@ -89,6 +96,11 @@ const SCHEMA_LOCK: i64 = 0x6c64_7761_7263;
 pub struct PgStateStore {
     pub(super) database: String,
     pub(super) client: Client,
+    /// The crawl's hop limit, when set: enqueuing a shorter path to a fetched document then
+    /// follows its stored links again ([`PgStateStore::follow_shorter_paths`]).
+    pub(super) hop_limit: Option<u32>,
+    /// The connection string, for reconnecting after the server went away.
+    url: String,
 }
 
 impl PgStateStore {
@@ -97,21 +109,37 @@ impl PgStateStore {
     /// network or a tunnel.
     pub fn connect(url: &str) -> BackendResult<Self> {
         let database = describe_database(url);
+        let client = Self::open_client(url, &database)?;
+        let mut store = Self {
+            database,
+            client,
+            hop_limit: None,
+            url: url.to_string(),
+        };
+        store.create_schema()?;
+        Ok(store)
+    }
+
+    /// Replaces the connection (after the server restarted or the network failed); the
+    /// schema exists already.
+    pub fn reconnect(&mut self) -> BackendResult<()> {
+        self.client = Self::open_client(&self.url, &self.database)?;
+        Ok(())
+    }
+
+    fn open_client(url: &str, database: &str) -> BackendResult<Client> {
         let mut config =
             postgres::Config::from_str(url).map_err(|source| BackendError::Postgres {
-                database: database.clone(),
+                database: database.to_string(),
                 source,
             })?;
         super::pg_limits::bound_waits(&mut config);
-        let client = config
+        config
             .connect(NoTls)
             .map_err(|source| BackendError::Postgres {
-                database: database.clone(),
+                database: database.to_string(),
                 source,
-            })?;
-        let mut store = Self { database, client };
-        store.create_schema()?;
-        Ok(store)
+            })
     }
 
     /// The database this store writes to, as errors name it (no password).
@@ -259,6 +287,7 @@ impl StateBackend for PgStateStore {
         let mut pg = PgTransaction {
             database,
             transaction,
+            hop_limit: self.hop_limit,
         };
         // On an error `pg` is dropped here, which rolls the transaction back.
         let value = work(&mut pg)?;
@@ -334,6 +363,7 @@ const URL_STATE_SELECT: &str = "SELECT digest, date, record_id, warc_file, warc_
 pub struct PgTransaction<'t> {
     pub(super) database: &'t str,
     pub(super) transaction: postgres::Transaction<'t>,
+    pub(super) hop_limit: Option<u32>,
 }
 
 impl PgTransaction<'_> {
@@ -456,32 +486,16 @@ impl BackendTransaction for PgTransaction<'_> {
     }
 
     fn enqueue(&mut self, crawl: i64, entries: &[FrontierEntry]) -> BackendResult<()> {
-        for entry in entries {
-            let pld = pld_of_url(&entry.url);
-            self.execute(
-                "INSERT INTO frontier (crawl, url, pld, hops, round, inlinks, via, path,
-                    redirects)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                 ON CONFLICT (crawl, url) DO NOTHING",
-                &[
-                    &crawl,
-                    &entry.url,
-                    &pld,
-                    &i64::from(entry.hops),
-                    &i64::from(entry.round),
-                    &i64::from(entry.inlinks),
-                    &entry.via,
-                    &entry.path,
-                    &i64::from(entry.redirects),
-                ],
-            )?;
-            // Every PLD with queued URLs has a (free) lease row, so claims can lock it.
-            self.execute(
-                "INSERT INTO pld_leases (crawl, pld) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-                &[&crawl, &pld],
-            )?;
-        }
-        Ok(())
+        self.enqueue_exact(crawl, entries)
+    }
+
+    fn record_links(
+        &mut self,
+        crawl: i64,
+        url: &str,
+        links: &[(String, char)],
+    ) -> BackendResult<()> {
+        self.store_links(crawl, url, links)
     }
 
     fn mark_done(&mut self, crawl: i64, url: &str) -> BackendResult<()> {
@@ -525,6 +539,11 @@ fn crawl_run(row: &Row) -> Result<CrawlRun, String> {
         round: unsigned(column(row, 3)?, "crawls.round")?,
         options: column(row, 4)?,
     })
+}
+
+/// A frontier row selected as `url, hops, round, inlinks, via, path, redirects, done, id`.
+pub(super) fn frontier_row_with_id(row: &Row) -> Result<(FrontierEntry, bool, i64), String> {
+    Ok((frontier_entry(row)?, column(row, 7)?, column(row, 8)?))
 }
 
 fn frontier_entry(row: &Row) -> Result<FrontierEntry, String> {

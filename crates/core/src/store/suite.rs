@@ -76,6 +76,7 @@ pub(super) fn suite<B: StateBackend>(make: impl Fn() -> B) {
     failed_transaction_rolls_back(&mut make());
     frontier_survives_reopening(&make);
     url_state_is_upserted(&mut make());
+    shorter_paths_lower_hop_counts(&mut make());
 }
 
 fn crawl_lifecycle<B: StateBackend>(store: &mut B) {
@@ -230,6 +231,68 @@ fn frontier_survives_reopening<B: StateBackend>(make: &impl Fn() -> B) {
     assert_eq!(done, vec!["http://d.example/".to_string()]);
     // Another crawl's frontier is separate.
     assert_eq!(reopened.frontier(crawl + 1000).unwrap(), (vec![], vec![]));
+}
+
+/// A URL reached again by a shorter path takes that path's hops, path and referrer (done or
+/// not); a longer path changes nothing, and the round, in-links and done flag stay.
+fn shorter_paths_lower_hop_counts<B: StateBackend>(store: &mut B) {
+    let crawl = store.start_crawl(at(700, 0), "{}").unwrap();
+    let long = |url: &str| FrontierEntry {
+        path: "LLLL".into(),
+        via: Some("http://far.example/".into()),
+        redirects: 0,
+        ..entry(url, 4)
+    };
+    let short = |url: &str| FrontierEntry {
+        hops: 2,
+        round: 7,
+        inlinks: 9,
+        path: "LL".into(),
+        via: Some("http://near.example/".into()),
+        redirects: 0,
+        ..entry(url, 2)
+    };
+    store
+        .transaction(|t| {
+            t.enqueue(
+                crawl,
+                &[long("http://g.example/q"), long("http://g.example/d")],
+            )?;
+            t.mark_done(crawl, "http://g.example/d")
+        })
+        .unwrap();
+    store
+        .transaction(|t| {
+            // The batch names one URL twice: the shorter entry counts.
+            t.enqueue(
+                crawl,
+                &[
+                    short("http://g.example/q"),
+                    FrontierEntry {
+                        hops: 5,
+                        ..long("http://g.example/q")
+                    },
+                    short("http://g.example/d"),
+                ],
+            )?;
+            t.enqueue(
+                crawl,
+                &[FrontierEntry {
+                    hops: 3,
+                    ..long("http://g.example/q")
+                }],
+            )
+        })
+        .unwrap();
+    let (queued, done) = store.frontier(crawl).unwrap();
+    let lowered = FrontierEntry {
+        hops: 2,
+        path: "LL".into(),
+        via: Some("http://near.example/".into()),
+        ..long("http://g.example/q")
+    };
+    assert_eq!(queued, vec![lowered]);
+    assert_eq!(done, vec!["http://g.example/d".to_string()]);
 }
 
 fn url_state_is_upserted<B: StateBackend>(store: &mut B) {
@@ -481,4 +544,68 @@ fn claims_tell_a_lapsed_lease_from_a_free_or_released_one() {
             },
         ]
     );
+}
+
+/// On PostgreSQL a shorter path to a fetched document follows its stored links again, in
+/// the enqueuing transaction: a link cut off at the limit is queued, a link known with more
+/// hops is lowered, a link still beyond the limit stays out.
+#[test]
+fn a_shorter_path_follows_stored_links_on_postgres() {
+    let server = shared_server();
+    let url = server.fresh_database("shorter_links");
+    let mut store = PgStateStore::connect(&url).unwrap();
+    store.follow_shorter_paths(3);
+    let crawl = store.start_crawl(at(800, 0), "{}").unwrap();
+    let at_hops = |url: &str, hops: u32| FrontierEntry {
+        path: "L".repeat(hops as usize),
+        via: None,
+        redirects: 0,
+        ..entry(url, hops)
+    };
+    store
+        .transaction(|t| {
+            t.enqueue(
+                crawl,
+                &[
+                    at_hops("http://h.example/doc", 3),
+                    at_hops("http://k.example/known", 3),
+                ],
+            )?;
+            t.mark_done(crawl, "http://h.example/doc")?;
+            t.record_links(
+                crawl,
+                "http://h.example/doc",
+                &[
+                    ("http://k.example/known".into(), 'L'),
+                    ("http://m.example/cut".into(), 'L'),
+                ],
+            )?;
+            t.mark_done(crawl, "http://k.example/known")?;
+            t.record_links(
+                crawl,
+                "http://k.example/known",
+                &[("http://n.example/far".into(), 'L')],
+            )
+        })
+        .unwrap();
+    store
+        .transaction(|t| t.enqueue(crawl, &[at_hops("http://h.example/doc", 1)]))
+        .unwrap();
+    let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+    let hops: BTreeSet<(String, i64)> = client
+        .query("SELECT url, hops FROM frontier WHERE crawl = $1", &[&crawl])
+        .unwrap()
+        .iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+    let expected: BTreeSet<(String, i64)> = [
+        ("http://h.example/doc", 1),
+        ("http://k.example/known", 2),
+        ("http://m.example/cut", 2),
+        ("http://n.example/far", 3),
+    ]
+    .into_iter()
+    .map(|(url, hops)| (url.to_string(), hops))
+    .collect();
+    assert_eq!(hops, expected);
 }
