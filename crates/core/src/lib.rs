@@ -10,4 +10,5 @@ pub mod dynamics;
 pub mod index;
 pub mod replay;
 pub mod schedule;
+pub mod sparql;
 pub mod store;

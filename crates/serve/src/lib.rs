@@ -14,6 +14,7 @@
 //! | `/web/{url}` | the TimeGate (`Accept-Datetime`) |
 //! | `/timemap/link/{url}`, `/timemap/json/{url}` | TimeMaps |
 //! | `/`, `/search`, `/timeline`, `/capture`, `/diff`, `/overview`, `/render` | pages |
+//! | `/sparql` | SPARQL 1.1 Protocol over the dataset at a date (also `POST`; not public) |
 
 #![warn(missing_docs)]
 
@@ -28,6 +29,7 @@ mod protocol;
 pub mod public;
 mod replay;
 mod rewrite;
+mod sparql;
 mod stream;
 
 use std::net::SocketAddr;
@@ -188,6 +190,10 @@ pub(crate) fn router(state: State) -> Router {
         .route("/diff", get(pages::diff))
         .route("/overview", get(pages::overview))
         .route("/render", get(pages::render))
+        .route(
+            "/sparql",
+            get(sparql::get_endpoint).post(sparql::post_endpoint),
+        )
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
