@@ -75,7 +75,9 @@ fn rows_spareval(dataset: &Dataset, query: &str) -> usize {
     let query = spargebra::SparqlParser::new().parse_query(query).unwrap();
     let evaluator = spareval::QueryEvaluator::new();
     match evaluator.prepare(&query).execute(dataset).unwrap() {
-        spareval::QueryResults::Solutions(solutions) => solutions.map(|s| s.unwrap()).count(),
+        spareval::QueryResults::Solutions(solutions) => {
+            solutions.collect::<Result<Vec<_>, _>>().unwrap().len()
+        }
         _ => 0,
     }
 }
@@ -86,7 +88,7 @@ fn rows_oxigraph(store: &Store, query: &str) -> usize {
         .unwrap();
     match prepared.on_store(store).execute().unwrap() {
         oxigraph::sparql::QueryResults::Solutions(solutions) => {
-            solutions.map(|s| s.unwrap()).count()
+            solutions.collect::<Result<Vec<_>, _>>().unwrap().len()
         }
         _ => 0,
     }

@@ -56,7 +56,7 @@ fn person_body(i: usize, c: usize, rng: &mut SplitMix64) -> (String, &'static st
     let me = person_url(i);
     let org = (i + c * (i % 3)) % ORGS;
     let friend = person_url((i + 1 + c) % PEOPLE);
-    let with_address = i % 4 == 0;
+    let with_address = i.is_multiple_of(4);
     let style = rng.below(3);
     match style {
         0 => {

@@ -349,7 +349,7 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "a query from a file, W3C JSON results",
                 ),
                 (
-                    "ldwarc sparql --at 2024-06 --default-graph empty 'SELECT ?g WHERE { GRAPH ?g { ?s a ?t } }'",
+                    "ldwarc sparql --at 202406 --default-graph empty 'SELECT ?g WHERE { GRAPH ?g { ?s a ?t } }'",
                     "which documents say what",
                 ),
             ],
