@@ -69,6 +69,7 @@ mod serve_public;
 mod serve_twins;
 mod serve_vs_pywb;
 mod simulate;
+mod sparql_interop;
 mod stats_archive;
 mod stats_fit;
 mod surt_interop;

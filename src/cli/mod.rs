@@ -14,6 +14,7 @@ mod plan_commands;
 mod replay_commands;
 mod schedule_commands;
 mod serve_commands;
+mod sparql_command;
 mod stats_commands;
 mod verify;
 mod wacz_commands;
@@ -161,6 +162,20 @@ enum Command {
         reading any WARC file."
     )]
     When(when_command::WhenArgs),
+    /// A SPARQL 1.1 query over the dataset as of a date: each document a named graph.
+    #[command(
+        long_about = "Answer a SPARQL 1.1 query (SELECT, ASK, CONSTRUCT or DESCRIBE) over the \
+        dataset as it stood at DATE: the documents `ldwarc snapshot @DATE` writes (or those under \
+        --prefix, on --host, in --domain), each one a named graph named by its URL, the default \
+        graph their union (--default-graph empty: the empty graph). The dataset is built in memory \
+        from the archive for each run; nothing is written. SELECT and ASK print an aligned table, \
+        or the W3C SPARQL 1.1 results formats (--format json, xml, csv, tsv); CONSTRUCT and \
+        DESCRIBE print N-Triples or Turtle (--format ttl). QUERY is the query text, @FILE reads \
+        it from a file, - from standard input. A syntax error is reported with its line and \
+        column before the archive is read. SERVICE is not supported: no query reaches the \
+        network. Exits 1 when a document could not be read or parsed (each is reported)."
+    )]
+    Sparql(sparql_command::SparqlArgs),
     /// Parse RDF files or HTML/XHTML pages (RDFa, Microdata, JSON-LD) to any RDF syntax.
     Parse(parse_command::ParseArgs),
     /// A self-contained tour: serve a sample Linked Data web on loopback, crawl it three times, replay.
@@ -239,6 +254,7 @@ pub fn run() -> i32 {
         Command::Snapshot(args) => replay_commands::snapshot_command(args),
         Command::Diff(args) => replay_commands::diff_command(args),
         Command::When(args) => when_command::when_command(args),
+        Command::Sparql(args) => sparql_command::sparql_command(args),
         Command::Parse(args) => parse_command::parse_command(args),
         Command::Demo { dir } => {
             let mut out = std::io::stdout();

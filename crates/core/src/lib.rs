@@ -10,5 +10,6 @@ pub mod dynamics;
 pub mod index;
 pub mod replay;
 pub mod schedule;
+pub mod sparql;
 pub mod store;
 pub mod triples;

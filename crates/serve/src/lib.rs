@@ -15,6 +15,7 @@
 //! | `/timemap/link/{url}`, `/timemap/json/{url}` | TimeMaps |
 //! | `/`, `/search`, `/timeline`, `/capture`, `/diff`, `/overview`, `/render` | pages |
 //! | `/tpf`, `/tpf/timegate`, `/tpf/{timestamp}` | Triple Pattern Fragments, with Memento |
+//! | `/sparql` | SPARQL 1.1 Protocol over the dataset at a date (also `POST`; not public) |
 
 #![warn(missing_docs)]
 
@@ -29,6 +30,7 @@ mod protocol;
 pub mod public;
 mod replay;
 mod rewrite;
+mod sparql;
 mod stream;
 mod tpf;
 
@@ -195,6 +197,10 @@ pub(crate) fn router(state: State) -> Router {
         .route("/render", get(pages::render))
         .route("/tpf", get(tpf::fragment))
         .route("/tpf/{*rest}", get(tpf::dated))
+        .route(
+            "/sparql",
+            get(sparql::get_endpoint).post(sparql::post_endpoint),
+        )
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

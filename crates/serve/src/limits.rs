@@ -1,8 +1,8 @@
-//! What the server refuses before any handler runs: methods other than GET/HEAD, request
-//! bodies, over-long targets and heads, absolute-form targets naming another host (proxy
-//! requests to the live web), and — when a token is set — requests without it. Also the
-//! per-request time limit and the query-cost limit the handlers apply, and the head time
-//! the connections apply ([`super::listener`]).
+//! What the server refuses before any handler runs: methods other than GET/HEAD and request
+//! bodies (but the SPARQL Protocol's `POST /sparql`, whose body is a query), over-long targets
+//! and heads, absolute-form targets naming another host (proxy requests to the live web),
+//! and — when a token is set — requests without it. Also the per-request time limit and the
+//! query-cost limit the handlers apply, and the head time the connections apply ([`super::listener`]).
 
 use std::time::Duration;
 
@@ -131,7 +131,9 @@ fn refuse(limits: &Limits, request: &Request<Body>) -> Option<Response> {
             "more than one Host header field\n",
         ));
     }
-    if request.method() != Method::GET && request.method() != Method::HEAD {
+    // The SPARQL Protocol's POST carries a query, not a change to the archive.
+    let sparql_post = request.method() == Method::POST && uri.path() == "/sparql";
+    if !sparql_post && request.method() != Method::GET && request.method() != Method::HEAD {
         let mut response = text_response(
             StatusCode::METHOD_NOT_ALLOWED,
             "this archive is read-only: GET and HEAD only\n",
@@ -141,7 +143,7 @@ fn refuse(limits: &Limits, request: &Request<Body>) -> Option<Response> {
             .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
         return Some(response);
     }
-    if has_body(request) {
+    if !sparql_post && has_body(request) {
         return Some(text_response(
             StatusCode::PAYLOAD_TOO_LARGE,
             "GET and HEAD requests take no body\n",

@@ -466,3 +466,65 @@ fn compare(
     };
     Some(result(change, Some(difference)))
 }
+
+/// Calls `visit` with every document in `scope` as of `date` — the documents [`snapshot`]
+/// writes, in the same order — with its capture, its graph and the prefix that keeps its
+/// blank node labels apart from other documents'. Documents are parsed on the worker threads
+/// one batch at a time; `visit` returning `Break` stops the scan (the summary then counts what
+/// was visited). `report` receives one line per document left out or partial.
+pub fn visit_documents(
+    archive: &ReplayArchive,
+    scope: &Scope,
+    date: &ReplayDate,
+    visit: &mut dyn FnMut(&Capture, &Graph, &str) -> std::ops::ControlFlow<()>,
+    report: &mut dyn FnMut(&str),
+) -> Result<SnapshotSummary, ReplayError> {
+    let mut summary = SnapshotSummary::default();
+    let mut batch: Vec<Capture> = Vec::with_capacity(BATCH);
+    let mut stopped = false;
+    let mut run_batch = |batch: &mut Vec<Capture>, summary: &mut SnapshotSummary| {
+        let graphs = parallel_map(batch, |capture| graph_of(archive, capture));
+        for (capture, result) in batch.iter().zip(graphs) {
+            if stopped {
+                break;
+            }
+            match result {
+                Ok((graph, error)) => {
+                    summary.documents += 1;
+                    summary.statements += graph.len() as u64;
+                    if let Some(error) = error {
+                        summary.partial += 1;
+                        report(&format!("{}: partial graph: {error}", capture.url));
+                    }
+                    stopped = visit(capture, &graph, &blank_prefix(capture)).is_break();
+                }
+                Err(NoGraph::NotDocument) => summary.not_documents += 1,
+                Err(NoGraph::Failed(reason)) => {
+                    summary.failed += 1;
+                    report(&format!("left out: {reason}"));
+                }
+            }
+        }
+        batch.clear();
+        stopped
+    };
+    let mut done = false;
+    scan_urls(archive, scope, |_, captures| {
+        if done {
+            return;
+        }
+        match document_at(captures, date) {
+            None => summary.not_documents += 1,
+            Some(capture) => {
+                batch.push(capture);
+                if batch.len() >= BATCH {
+                    done = run_batch(&mut batch, &mut summary);
+                }
+            }
+        }
+    })?;
+    if !done {
+        run_batch(&mut batch, &mut summary);
+    }
+    Ok(summary)
+}

@@ -15,7 +15,7 @@ pub mod wacz;
 
 pub use dataset::{
     DatasetDiffSummary, DocumentChange, DocumentDiff, Scope, SnapshotFormat, SnapshotSummary,
-    diff_dataset, snapshot,
+    diff_dataset, snapshot, visit_documents,
 };
 pub use date::ReplayDate;
 pub use error::ReplayError;
