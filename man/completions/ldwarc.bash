@@ -82,6 +82,9 @@ _ldwarc() {
             ldwarc,snapshot)
                 cmd="ldwarc__subcmd__snapshot"
                 ;;
+            ldwarc,sparql)
+                cmd="ldwarc__subcmd__sparql"
+                ;;
             ldwarc,stats)
                 cmd="ldwarc__subcmd__stats"
                 ;;
@@ -154,6 +157,9 @@ _ldwarc() {
             ldwarc__subcmd__help,snapshot)
                 cmd="ldwarc__subcmd__help__subcmd__snapshot"
                 ;;
+            ldwarc__subcmd__help,sparql)
+                cmd="ldwarc__subcmd__help__subcmd__sparql"
+                ;;
             ldwarc__subcmd__help,stats)
                 cmd="ldwarc__subcmd__help__subcmd__stats"
                 ;;
@@ -191,7 +197,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls extract index cdx query crawl replay history snapshot diff when parse demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls extract index cdx query crawl replay history snapshot diff when sparql parse demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -525,7 +531,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls extract index cdx query crawl replay history snapshot diff when parse demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="check ls extract index cdx query crawl replay history snapshot diff when sparql parse demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -861,6 +867,20 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__snapshot)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__sparql)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1639,6 +1659,52 @@ _ldwarc() {
                     ;;
                 --syntax)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__sparql)
+            opts="-v -q -h --root --at --prefix --host --domain --format --default-graph --verbose --quiet --log-format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --domain)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json xml csv tsv nt ttl" -- "${cur}"))
+                    return 0
+                    ;;
+                --default-graph)
+                    COMPREPLY=($(compgen -W "union empty" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
