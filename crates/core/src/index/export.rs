@@ -204,8 +204,15 @@ mod tests {
             length: 100 + n as u64,
             offset: 1000 * n as u64,
             filename: format!("2026/11/2{}/a b\tc.warc.gz", n % 3),
-            record_type: if n.is_multiple_of(4) { "revisit" } else { "response" }.into(),
-            redirect: n.is_multiple_of(13).then(|| format!("http://example.org/r {n}")),
+            record_type: if n.is_multiple_of(4) {
+                "revisit"
+            } else {
+                "response"
+            }
+            .into(),
+            redirect: n
+                .is_multiple_of(13)
+                .then(|| format!("http://example.org/r {n}")),
             record_id: Some(format!("<urn:uuid:{n}>")),
             refers_to_url: None,
             refers_to_timestamp: None,
