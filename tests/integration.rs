@@ -44,6 +44,7 @@ mod interop_pywb_sample;
 mod interop_wget;
 mod interop_writer;
 mod logging_progress;
+mod ls_parallel;
 mod man_pages;
 mod monitor_dyldo;
 mod monitor_loopback;

@@ -327,6 +327,19 @@ pub fn ls(args: LsArgs) -> io::Result<i32> {
         bar: &progress,
         before: 0,
     };
+    let files: Option<Vec<PathBuf>> = inputs
+        .iter()
+        .map(|input| match input {
+            Input::File(path) => Some(path.clone()),
+            Input::Stdin => None,
+        })
+        .collect();
+    if let Some(files) = files.filter(|files| files.len() > 1) {
+        list_in_parallel(&files, &columns, &mut out, &mut damaged, &progress)?;
+        progress.finish_and_clear();
+        out.flush()?;
+        return Ok(if damaged { 1 } else { 0 });
+    }
     for input in &inputs {
         let name = input.name();
         let whole_file_gzip = match input {
@@ -404,12 +417,185 @@ fn list<R: Read + Seek>(
     Ok(reader.is_whole_file_gzip())
 }
 
+/// A piece of one file's listing, as a worker hands it to the thread writing the output.
+enum Listed {
+    /// Output lines, and the offset in the file they reach.
+    Lines(Vec<u8>, u64),
+    /// A damaged place, for standard error.
+    Damage(String),
+    /// The file is done: whether it is gzipped as a whole, or why it could not be opened.
+    Done(io::Result<bool>),
+}
+
+/// Bytes of output a worker gathers before handing them on.
+const LISTED_CHUNK: usize = 256 * 1024;
+
+/// Chunks buffered per file ahead of the output: bounds memory when a worker runs ahead.
+const CHUNKS_PER_FILE: usize = 64;
+
+/// `ls` of several files on all cores: each worker lists whole files into chunks, and the
+/// output is written file by file in the order given, exactly as one thread writes it.
+fn list_in_parallel(
+    files: &[PathBuf],
+    columns: &Columns,
+    out: &mut impl Write,
+    damaged: &mut bool,
+    progress: &indicatif::ProgressBar,
+) -> io::Result<()> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::mpsc::sync_channel;
+
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len());
+    let (senders, receivers): (Vec<_>, Vec<_>) = files
+        .iter()
+        .map(|_| sync_channel::<Listed>(CHUNKS_PER_FILE))
+        .unzip();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let (senders, next, stop) = (&senders, &next, &stop);
+            scope.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let (Some(path), Some(sender)) = (files.get(index), senders.get(index)) else {
+                        break;
+                    };
+                    if !list_to_channel(path, columns, sender) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+        let outcome = write_listed(files, receivers, out, damaged, progress);
+        // Receivers are gone now: workers still sending stop at their next send.
+        stop.store(true, Ordering::Relaxed);
+        outcome
+    })
+}
+
+/// Writes the chunks of every file in order; ends at the first file that cannot be opened.
+fn write_listed(
+    files: &[PathBuf],
+    receivers: Vec<std::sync::mpsc::Receiver<Listed>>,
+    out: &mut impl Write,
+    damaged: &mut bool,
+    progress: &indicatif::ProgressBar,
+) -> io::Result<()> {
+    let mut before = 0;
+    for (path, receiver) in files.iter().zip(receivers) {
+        let name = path.display().to_string();
+        loop {
+            match receiver.recv() {
+                Ok(Listed::Lines(bytes, offset)) => {
+                    out.write_all(&bytes)?;
+                    progress.set_position(before + offset);
+                }
+                Ok(Listed::Damage(message)) => {
+                    *damaged = true;
+                    output::suspend_progress(|| eprintln!("ldwarc: {name}: {message}"));
+                }
+                Ok(Listed::Done(Ok(whole_file_gzip))) => {
+                    if whole_file_gzip {
+                        eprintln!(
+                            "ldwarc: warning: {name}: gzipped as a whole; offsets are positions in the decompressed stream"
+                        );
+                    }
+                    break;
+                }
+                Ok(Listed::Done(Err(error))) => return Err(error),
+                Err(_) => return Err(io::Error::other(format!("{name}: listing stopped"))),
+            }
+        }
+        before += path.metadata().map_or(0, |m| m.len());
+    }
+    Ok(())
+}
+
+/// Lists one file into `sender`; `false` when the receiving side is gone.
+fn list_to_channel(
+    path: &std::path::Path,
+    columns: &Columns,
+    sender: &std::sync::mpsc::SyncSender<Listed>,
+) -> bool {
+    let name = path.display().to_string();
+    let mut reader = match WarcReader::open(path) {
+        Ok(reader) => reader,
+        Err(e) => {
+            let error = io::Error::new(e.kind(), format!("{name}: {e}"));
+            return sender.send(Listed::Done(Err(error))).is_ok();
+        }
+    };
+    let state = std::cell::RefCell::new(ChunkSender {
+        sender,
+        buffer: Vec::with_capacity(LISTED_CHUNK + 4096),
+        reached: 0,
+        alive: true,
+    });
+    let mut failure: Option<io::Error> = None;
+    summarize_all(
+        &mut reader,
+        |summary| {
+            let mut state = state.borrow_mut();
+            if !state.alive || failure.is_some() {
+                return;
+            }
+            state.reached = summary.offset;
+            if let Err(error) = write_summary(&mut state.buffer, &summary, &name, columns) {
+                failure = Some(error);
+            } else if state.buffer.len() >= LISTED_CHUNK {
+                state.send_lines();
+            }
+        },
+        |error| {
+            let mut state = state.borrow_mut();
+            if state.send_lines() {
+                state.alive = state.sender.send(Listed::Damage(error.to_string())).is_ok();
+            }
+        },
+    );
+    let done = match failure {
+        Some(error) => Err(error),
+        None => Ok(reader.is_whole_file_gzip()),
+    };
+    let mut state = state.into_inner();
+    state.send_lines() && state.sender.send(Listed::Done(done)).is_ok()
+}
+
+/// A worker's side of one file's listing.
+struct ChunkSender<'a> {
+    sender: &'a std::sync::mpsc::SyncSender<Listed>,
+    buffer: Vec<u8>,
+    /// Offset of the last record listed.
+    reached: u64,
+    /// Whether the receiving side is still there.
+    alive: bool,
+}
+
+impl ChunkSender<'_> {
+    /// Hands on the lines gathered so far; `false` when the receiving side is gone.
+    fn send_lines(&mut self) -> bool {
+        if self.alive && !self.buffer.is_empty() {
+            let lines =
+                std::mem::replace(&mut self.buffer, Vec::with_capacity(LISTED_CHUNK + 4096));
+            self.alive = self.sender.send(Listed::Lines(lines, self.reached)).is_ok();
+        }
+        self.alive
+    }
+}
+
 fn write_summary(
     out: &mut impl Write,
     summary: &RecordSummary,
     file: &str,
     columns: &Columns,
 ) -> io::Result<()> {
+    if columns.json && !columns.explicit {
+        let file = columns.fields.contains(&LsField::File).then_some(file);
+        return write_summary_json(out, summary, file);
+    }
     if columns.json {
         let mut value = serde_json::to_value(summary).map_err(io::Error::other)?;
         if let Some(object) = value.as_object_mut() {
@@ -429,6 +615,42 @@ fn write_summary(
         .map(|field| text_value(summary, *field, file))
         .collect();
     writeln!(out, "{}", line.join("\t"))
+}
+
+/// The JSON object of a record with every key, written directly: the same bytes as the
+/// `serde_json::Value` of the summary (keys sorted, compact), without building it.
+fn write_summary_json(
+    out: &mut impl Write,
+    summary: &RecordSummary,
+    file: Option<&str>,
+) -> io::Result<()> {
+    fn string(out: &mut impl Write, key: &str, value: Option<&str>) -> io::Result<()> {
+        write!(out, ",\"{key}\":")?;
+        match value {
+            Some(value) => serde_json::to_writer(&mut *out, value).map_err(io::Error::other),
+            None => out.write_all(b"null"),
+        }
+    }
+    fn number(out: &mut impl Write, key: &str, value: Option<u64>) -> io::Result<()> {
+        match value {
+            Some(value) => write!(out, ",\"{key}\":{value}"),
+            None => write!(out, ",\"{key}\":null"),
+        }
+    }
+    out.write_all(b"{\"date\":")?;
+    serde_json::to_writer(&mut *out, &summary.date).map_err(io::Error::other)?;
+    if let Some(file) = file {
+        string(out, "file", Some(file))?;
+    }
+    number(out, "length", summary.length)?;
+    string(out, "mime", summary.mime.as_deref())?;
+    number(out, "offset", Some(summary.offset))?;
+    string(out, "payload_digest", summary.payload_digest.as_deref())?;
+    string(out, "record_id", summary.record_id.as_deref())?;
+    number(out, "status", summary.status.map(u64::from))?;
+    string(out, "target_uri", summary.target_uri.as_deref())?;
+    string(out, "type", Some(&summary.record_type))?;
+    out.write_all(b"}\n")
 }
 
 /// A column's text, '-' where the record has no value.
@@ -483,4 +705,51 @@ pub fn recover(args: RecoverArgs) -> io::Result<i32> {
     writeln!(out, "recovered {} open files", recoveries.len())?;
     out.flush()?;
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value_line(summary: &RecordSummary, file: Option<&str>) -> String {
+        let mut value = serde_json::to_value(summary).expect("summary serialises");
+        if let (Some(file), Some(object)) = (file, value.as_object_mut()) {
+            object.insert("file".into(), file.into());
+        }
+        format!("{value}\n")
+    }
+
+    #[test]
+    fn direct_json_is_the_value_json() {
+        let full = RecordSummary {
+            offset: 12,
+            length: Some(345),
+            record_type: "response".into(),
+            date: "2026-11-25T10:00:00Z".into(),
+            target_uri: Some("http://example.org/\u{e9}\"\\\n\u{1F600}".into()),
+            status: Some(200),
+            mime: Some("text/turtle".into()),
+            payload_digest: Some("sha1:ABC".into()),
+            record_id: Some("<urn:uuid:1>".into()),
+        };
+        let bare = RecordSummary {
+            length: None,
+            target_uri: None,
+            status: None,
+            mime: None,
+            payload_digest: None,
+            record_id: None,
+            ..full.clone()
+        };
+        for summary in [&full, &bare] {
+            for file in [None, Some("dir/a b.warc.gz")] {
+                let mut direct = Vec::new();
+                write_summary_json(&mut direct, summary, file).expect("writes to memory");
+                assert_eq!(
+                    String::from_utf8(direct).unwrap(),
+                    value_line(summary, file)
+                );
+            }
+        }
+    }
 }

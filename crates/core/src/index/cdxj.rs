@@ -1,6 +1,7 @@
 //! CDXJ and CDX-11 lines, byte-compatible with `cdxj-indexer` (CDXJ) and with what
 //! OpenWayback / OutbackCDX read (CDX-11).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::capture::Capture;
@@ -11,22 +12,84 @@ pub const CDX11_LEGEND: &str = " CDX N b a m s k r M S V g";
 /// A CDXJ line (without newline): `urlkey timestamp {json}` with the JSON keys and spelling
 /// `cdxj-indexer` writes (all values strings, absent values omitted).
 pub fn cdxj_line(capture: &Capture) -> String {
-    let mut object =
-        JsonObject::after_prefix(&format!("{} {} ", capture.urlkey, capture.timestamp));
-    object.field("url", &capture.url);
-    if let Some(mime) = &capture.mime {
-        object.field("mime", mime);
+    let mut line = String::with_capacity(256);
+    push_cdxj_line(&CdxFields::of(capture), &mut line);
+    line
+}
+
+/// The fields of a capture that CDX lines show, borrowed (from a [`Capture`] or from the
+/// index's stored form), so lines can be rendered without building a [`Capture`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CdxFields<'a> {
+    /// SURT of the URL.
+    pub urlkey: Cow<'a, str>,
+    /// 14-digit timestamp.
+    pub timestamp: &'a str,
+    /// The URL as archived.
+    pub url: Cow<'a, str>,
+    /// Media type.
+    pub mime: Option<Cow<'a, str>>,
+    /// HTTP status.
+    pub status: Option<u16>,
+    /// Payload digest.
+    pub digest: Option<Cow<'a, str>>,
+    /// Record length.
+    pub length: u64,
+    /// Record offset.
+    pub offset: u64,
+    /// File relative to `warc/`.
+    pub filename: Cow<'a, str>,
+    /// Redirect target.
+    pub redirect: Option<Cow<'a, str>>,
+}
+
+impl<'a> CdxFields<'a> {
+    /// The fields of `capture`.
+    pub fn of(capture: &'a Capture) -> Self {
+        CdxFields {
+            urlkey: Cow::Borrowed(&capture.urlkey),
+            timestamp: &capture.timestamp,
+            url: Cow::Borrowed(&capture.url),
+            mime: capture.mime.as_deref().map(Cow::Borrowed),
+            status: capture.status,
+            digest: capture.digest.as_deref().map(Cow::Borrowed),
+            length: capture.length,
+            offset: capture.offset,
+            filename: Cow::Borrowed(&capture.filename),
+            redirect: capture.redirect.as_deref().map(Cow::Borrowed),
+        }
     }
-    if let Some(status) = capture.status {
-        object.field("status", &status.to_string());
+}
+
+/// Appends the CDXJ line of `fields` (without newline) to `out`.
+pub fn push_cdxj_line(fields: &CdxFields<'_>, out: &mut String) {
+    out.push_str(&fields.urlkey);
+    out.push(' ');
+    out.push_str(fields.timestamp);
+    out.push_str(" {");
+    let mut field = |name: &str, value: &str, first: bool| {
+        if !first {
+            out.push_str(", ");
+        }
+        push_json_string(out, name);
+        out.push_str(": ");
+        push_json_string(out, value);
+    };
+    field("url", &fields.url, true);
+    if let Some(mime) = &fields.mime {
+        field("mime", mime, false);
     }
-    if let Some(digest) = &capture.digest {
-        object.field("digest", digest);
+    let mut number = [0u8; 20];
+    if let Some(status) = fields.status {
+        field("status", decimal(status.into(), &mut number), false);
     }
-    object.field("length", &capture.length.to_string());
-    object.field("offset", &capture.offset.to_string());
-    object.field("filename", &capture.filename);
-    object.finish()
+    if let Some(digest) = &fields.digest {
+        field("digest", digest, false);
+    }
+    field("length", decimal(fields.length, &mut number), false);
+    field("offset", decimal(fields.offset, &mut number), false);
+    field("filename", &fields.filename, false);
+    out.push('}');
 }
 
 /// A flat JSON object of string values written as Python's `json.dumps` writes one
@@ -66,28 +129,64 @@ impl JsonObject {
 /// A CDX-11 line: `urlkey timestamp url mime status digest redirect meta length offset filename`,
 /// `-` for absent values, the digest without its `sha1:` label.
 pub fn cdx11_line(capture: &Capture) -> String {
-    let dash = |value: Option<&str>| match value {
-        Some(v) if !v.is_empty() => cdx_token(v),
-        _ => "-".to_string(),
+    let mut line = String::with_capacity(256);
+    push_cdx11_line(&CdxFields::of(capture), &mut line);
+    line
+}
+
+/// Appends the CDX-11 line of `fields` (without newline) to `out`.
+pub fn push_cdx11_line(fields: &CdxFields<'_>, out: &mut String) {
+    let dash = |out: &mut String, value: Option<&str>| match value {
+        Some(v) if !v.is_empty() => push_cdx_token(out, v),
+        _ => out.push('-'),
     };
-    let status = capture.status.map(|s| s.to_string());
-    let digest = capture
+    let mut number = [0u8; 20];
+    out.push_str(&fields.urlkey);
+    out.push(' ');
+    out.push_str(fields.timestamp);
+    out.push(' ');
+    push_cdx_token(out, &fields.url);
+    out.push(' ');
+    dash(out, fields.mime.as_deref());
+    out.push(' ');
+    dash(out, fields.status.map(|s| decimal(s.into(), &mut number)));
+    out.push(' ');
+    let digest = fields
         .digest
         .as_deref()
-        .map(|d| d.rsplit(':').next().unwrap_or(d).to_string());
-    format!(
-        "{} {} {} {} {} {} {} - {} {} {}",
-        capture.urlkey,
-        capture.timestamp,
-        cdx_token(&capture.url),
-        dash(capture.mime.as_deref()),
-        dash(status.as_deref()),
-        dash(digest.as_deref()),
-        dash(capture.redirect.as_deref()),
-        capture.length,
-        capture.offset,
-        cdx_token(&capture.filename)
-    )
+        .map(|d| d.rsplit(':').next().unwrap_or(d));
+    dash(out, digest);
+    out.push(' ');
+    dash(out, fields.redirect.as_deref());
+    out.push_str(" - ");
+    out.push_str(decimal(fields.length, &mut number));
+    out.push(' ');
+    out.push_str(decimal(fields.offset, &mut number));
+    out.push(' ');
+    push_cdx_token(out, &fields.filename);
+}
+
+/// `value` in decimal, written into `buffer`.
+fn decimal(mut value: u64, buffer: &mut [u8; 20]) -> &str {
+    let mut at = buffer.len();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buffer[at..]).unwrap_or("0")
+}
+
+/// Appends `value` as a CDX token (see [`cdx_token`]).
+fn push_cdx_token(out: &mut String, value: &str) {
+    if value.contains([' ', '\n', '\r']) {
+        out.push_str(&cdx_token(value));
+    } else {
+        out.push_str(value);
+    }
 }
 
 /// CDX fields are separated by spaces: escape any inside a value.

@@ -41,6 +41,12 @@ pub trait CaptureSource {
         end: Option<&str>,
         visit: &mut dyn FnMut(Capture),
     ) -> io::Result<()>;
+
+    /// The one index behind this source, when there is exactly one: bulk readers (the
+    /// export) then read its doc store in document order instead of capture by capture.
+    fn single_index(&self) -> Option<&CaptureIndex> {
+        None
+    }
 }
 
 impl CaptureSource for CaptureIndex {
@@ -56,6 +62,10 @@ impl CaptureSource for CaptureIndex {
     ) -> io::Result<()> {
         self.scan_range(start, end, visit)
     }
+
+    fn single_index(&self) -> Option<&CaptureIndex> {
+        Some(self)
+    }
 }
 
 impl CaptureSource for MergedIndex {
@@ -70,6 +80,10 @@ impl CaptureSource for MergedIndex {
         visit: &mut dyn FnMut(Capture),
     ) -> io::Result<()> {
         self.scan_range(start, end, visit)
+    }
+
+    fn single_index(&self) -> Option<&CaptureIndex> {
+        (self.parts.len() == 1).then(|| &self.parts[0].index)
     }
 }
 

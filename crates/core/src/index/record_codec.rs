@@ -1,7 +1,10 @@
 //! The compact stored form of a capture: tab-separated fields (values never hold tabs or
 //! newlines: those are percent-escaped), which the index's zstd doc store compresses well.
 
+use std::borrow::Cow;
+
 use super::capture::{Capture, RecordLocation};
+use super::cdxj::CdxFields;
 
 const FIELDS: usize = 18;
 
@@ -109,6 +112,47 @@ pub fn encode_capture_into(capture: &Capture, out: &mut Vec<u8>) {
     }
 }
 
+/// The fields CDX lines show, borrowed from what [`encode_capture_into`] wrote (copied only
+/// where a value was escaped); `None` for anything else.
+pub fn cdx_fields(bytes: &[u8]) -> Option<CdxFields<'_>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut parts = [""; FIELDS];
+    let mut count = 0;
+    for part in text.split('\t') {
+        *parts.get_mut(count)? = part;
+        count += 1;
+    }
+    if count != FIELDS {
+        return None;
+    }
+    fn field(s: &str) -> Cow<'_, str> {
+        if s.contains('%') {
+            Cow::Owned(unescape(s))
+        } else {
+            Cow::Borrowed(s)
+        }
+    }
+    fn optional(s: &str) -> Option<Cow<'_, str>> {
+        (!s.is_empty()).then(|| field(s))
+    }
+    Some(CdxFields {
+        urlkey: field(parts[0]),
+        timestamp: parts[1],
+        url: field(parts[3]),
+        mime: optional(parts[4]),
+        status: if parts[5].is_empty() {
+            None
+        } else {
+            Some(parts[5].parse().ok()?)
+        },
+        digest: optional(parts[6]),
+        length: parts[7].parse().ok()?,
+        offset: parts[8].parse().ok()?,
+        filename: field(parts[9]),
+        redirect: optional(parts[11]),
+    })
+}
+
 /// Decodes what [`encode_capture`] wrote; `None` for anything else.
 pub fn decode_capture(bytes: &[u8]) -> Option<Capture> {
     let text = std::str::from_utf8(bytes).ok()?;
@@ -181,6 +225,10 @@ mod tests {
             decode_capture(&encode_capture(&capture)),
             Some(capture.clone())
         );
+        assert_eq!(
+            cdx_fields(&encode_capture(&capture)),
+            Some(CdxFields::of(&capture))
+        );
         assert_eq!(decode_capture(b"garbage"), None);
         let bare = Capture {
             time_micros: -1_234_567,
@@ -191,6 +239,11 @@ mod tests {
             refers_to_url: Some("http://example.org/%\n".into()),
             ..capture
         };
-        assert_eq!(decode_capture(&encode_capture(&bare)), Some(bare));
+        assert_eq!(decode_capture(&encode_capture(&bare)), Some(bare.clone()));
+        assert_eq!(
+            cdx_fields(&encode_capture(&bare)),
+            Some(CdxFields::of(&bare))
+        );
+        assert_eq!(cdx_fields(b"garbage"), None);
     }
 }

@@ -18,6 +18,9 @@ use tantivy::{
 use super::capture::Capture;
 use super::record_codec::{decode_capture, encode_capture_into};
 
+mod bulk;
+pub(crate) use bulk::{StoredWindow, Windows};
+
 /// Errors of the capture index, with the index directory in the message.
 pub type Result<T> = std::result::Result<T, io::Error>;
 
@@ -177,9 +180,12 @@ impl CaptureIndex {
         &self,
         start: &str,
         end: Option<&str>,
-        visit: impl FnMut(Capture),
+        mut visit: impl FnMut(Capture),
     ) -> Result<()> {
-        self.scan_terms(self.fields.urlkey, start, end, visit)
+        self.scan_range_until(start, end, |capture| {
+            visit(capture);
+            std::ops::ControlFlow::Continue(())
+        })
     }
 
     /// Revisits stored before their original could be found.
