@@ -52,6 +52,7 @@ mod read_only;
 mod recover_lock;
 mod replay_archive;
 mod serve_attacks;
+mod serve_budget;
 mod serve_cdx_toolkit;
 mod serve_chromium;
 mod serve_memento;

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -177,7 +178,21 @@ impl CaptureIndex {
         &self,
         start: &str,
         end: Option<&str>,
-        visit: impl FnMut(Capture),
+        mut visit: impl FnMut(Capture),
+    ) -> Result<()> {
+        self.scan_range_while(start, end, |capture| {
+            visit(capture);
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// [`scan_range`](Self::scan_range) that ends as soon as `visit` breaks: a caller that
+    /// has what it needs (or whose client went away) does not read the rest of the range.
+    pub fn scan_range_while(
+        &self,
+        start: &str,
+        end: Option<&str>,
+        visit: impl FnMut(Capture) -> ControlFlow<()>,
     ) -> Result<()> {
         self.scan_terms(self.fields.urlkey, start, end, visit)
     }
@@ -185,7 +200,10 @@ impl CaptureIndex {
     /// Revisits stored before their original could be found.
     pub fn unresolved_revisits(&self) -> Result<Vec<Capture>> {
         let mut found = Vec::new();
-        self.scan_terms(self.fields.unresolved, "", None, |c| found.push(c))?;
+        self.scan_terms(self.fields.unresolved, "", None, |c| {
+            found.push(c);
+            ControlFlow::Continue(())
+        })?;
         Ok(found)
     }
 
@@ -195,7 +213,7 @@ impl CaptureIndex {
         field: Field,
         start: &str,
         end: Option<&str>,
-        mut visit: impl FnMut(Capture),
+        mut visit: impl FnMut(Capture) -> ControlFlow<()>,
     ) -> Result<()> {
         let searcher = self.reader.searcher();
         let mut per_segment = Vec::new();
@@ -235,7 +253,12 @@ impl CaptureIndex {
                 let mut postings =
                     inverted.read_postings_from_terminfo(&term_info, IndexRecordOption::Basic)?;
                 let fetch = |doc: DocId| store.get(doc);
-                self.visit_postings(segment, &fetch, &mut postings, &mut visit)?;
+                if self
+                    .visit_postings(segment, &fetch, &mut postings, &mut visit)?
+                    .is_break()
+                {
+                    return Ok(());
+                }
                 *head = if streams[index].advance() {
                     Some(streams[index].key().to_vec())
                 } else {
@@ -274,7 +297,11 @@ impl CaptureIndex {
             // every lookup through this searcher: a replay server asking for the same URLs
             // again skips the zstd decompression (and a new decompression context) each time.
             let fetch = |doc: DocId| searcher.doc(DocAddress::new(ordinal, doc));
-            self.visit_postings(segment, &fetch, &mut postings, &mut |c| captures.push(c))?;
+            let _always_continues =
+                self.visit_postings(segment, &fetch, &mut postings, &mut |c| {
+                    captures.push(c);
+                    ControlFlow::Continue(())
+                })?;
         }
         Ok(captures)
     }
@@ -286,8 +313,8 @@ impl CaptureIndex {
         segment: &SegmentReader,
         fetch: &impl Fn(DocId) -> tantivy::Result<TantivyDocument>,
         postings: &mut SegmentPostings,
-        visit: &mut impl FnMut(Capture),
-    ) -> Result<()> {
+        visit: &mut impl FnMut(Capture) -> ControlFlow<()>,
+    ) -> Result<ControlFlow<()>> {
         let alive = segment.alive_bitset();
         let mut doc = postings.doc();
         while doc != TERMINATED {
@@ -298,11 +325,13 @@ impl CaptureIndex {
                     .and_then(|v| v.as_bytes())
                     .and_then(decode_capture)
                     .ok_or_else(|| index_error(&self.dir, "undecodable capture document"))?;
-                visit(capture);
+                if visit(capture).is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
             }
             doc = postings.advance();
         }
-        Ok(())
+        Ok(ControlFlow::Continue(()))
     }
 
     /// Number of live captures.
