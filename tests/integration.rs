@@ -29,6 +29,7 @@ mod damaged_files;
 mod demo;
 mod diff_interop;
 mod foreign_files;
+mod hostile_arguments;
 mod html_pages;
 mod index_cdxj;
 mod index_crash;
