@@ -41,7 +41,7 @@ pub struct ServeArgs {
     max_cdx_rows: usize,
     /// Memory the requests in flight may hold together (rows of CDX queries answered in
     /// another order than the index's, pieces of answers waiting for their clients); a
-    /// request that would need more is answered 503 with Retry-After. The default, 192MiB,
+    /// request that would need more is answered 503 with Retry-After. The default, 320MiB,
     /// keeps a server under a burst of queries within half of a 1 GB machine; at least 2MiB.
     #[arg(long, value_name = "SIZE", value_parser = flags::size)]
     memory_budget: Option<u64>,

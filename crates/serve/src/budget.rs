@@ -9,8 +9,8 @@
 //! free pages back to the system (glibc's `malloc_trim`): glibc keeps freed memory in its
 //! per-thread arenas, and without the trim a server stays at its peak size after one burst.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
@@ -19,9 +19,10 @@ use ldwarc_core::index::Capture;
 
 use super::text_response;
 
-/// The default budget: with the server's own code, the mapped index and the allocator's
-/// overhead, a server under a burst stays within half of a 1 GB machine.
-pub const DEFAULT_MEMORY_BUDGET: usize = 192 * 1024 * 1024;
+/// The default budget: room for one domain-wide selection of about 250,000 captures (the
+/// default `--max-cdx-rows`), while a server under a burst, with its own code, the mapped
+/// index and the allocator's overhead, stays within half of a 1 GB machine.
+pub const DEFAULT_MEMORY_BUDGET: usize = 320 * 1024 * 1024;
 
 /// The smallest budget accepted: one streamed answer's pieces
 /// ([`crate::stream`]'s base cost), rounded up to a whole MiB.
@@ -40,6 +41,8 @@ pub struct MemoryBudget {
     used: AtomicUsize,
     /// Bytes returned since the allocator was last trimmed.
     returned: AtomicUsize,
+    /// Held by the one unbounded multi-URL selection allowed at a time.
+    selection: Mutex<()>,
 }
 
 impl MemoryBudget {
@@ -49,7 +52,21 @@ impl MemoryBudget {
             limit,
             used: AtomicUsize::new(0),
             returned: AtomicUsize::new(0),
+            selection: Mutex::new(()),
         })
+    }
+
+    /// The turn of an unbounded selection over many URLs (`sort=reverse` or `closest` over a
+    /// prefix, host or domain), or none while another one runs. Two such selections would
+    /// each take part of the budget and, growing together, could both fail; one at a time,
+    /// it has the budget to itself, and the others are refused at once (503) instead of
+    /// after holding rows.
+    pub fn selection_turn(&self) -> Option<MutexGuard<'_, ()>> {
+        match self.selection.try_lock() {
+            Ok(turn) => Some(turn),
+            Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        }
     }
 
     /// Bytes reserved now.

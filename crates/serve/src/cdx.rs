@@ -126,6 +126,17 @@ fn answer(state: &AppState, request: &CdxRequest, out: &mut BodyWriter) -> Resul
     if in_scan_order(request) {
         return stream_rows(index, request, max_rows, rows, out);
     }
+    let unbounded_many =
+        kept_tail(request).is_none() && request.query.effective().0 != MatchType::Exact;
+    let _turn = match unbounded_many {
+        true => Some(
+            state
+                .budget
+                .selection_turn()
+                .ok_or_else(Failure::over_budget)?,
+        ),
+        false => None,
+    };
     let selected = select(index, request, max_rows, out).map_err(|e| e.answer(max_rows))?;
     for capture in &selected.rows {
         rows.row(capture, out.buffer());
@@ -673,7 +684,7 @@ impl RowFlow<'_, '_> {
             return self.fail(SelectError::TooMany);
         }
         let cost = capture_cost(&capture);
-        if !self.out.reserve(cost) {
+        if !self.out.reserve(cost, false) {
             return self.fail(SelectError::OverBudget);
         }
         self.group_cost += cost;
@@ -820,7 +831,7 @@ impl Collector<'_, '_> {
             return self.fail(SelectError::Cancelled);
         }
         let cost = capture_cost(&capture);
-        if !self.out.reserve(cost) {
+        if !self.out.reserve(cost, self.keep_last.is_some()) {
             return self.fail(SelectError::OverBudget);
         }
         self.group_cost += cost;

@@ -147,16 +147,17 @@ impl BodyWriter {
         self.gone || self.sender.as_ref().is_some_and(|s| s.is_closed())
     }
 
-    /// Reserves `bytes` of the memory budget for rows about to be kept. Before anything was
-    /// sent, a reservation that does not fit fails at once (the answer becomes 503); once
-    /// the answer has started it waits, as long as a stalled client is waited for, for
-    /// other requests to return memory, since a cut body would be a wrong answer.
-    pub(crate) fn reserve(&mut self, bytes: usize) -> bool {
+    /// Reserves `bytes` of the memory budget for rows about to be kept. A reservation that
+    /// does not fit fails at once (the answer becomes 503), unless the answer has started (a
+    /// cut body would be a wrong answer) or `bounded` says the request holds a bounded number
+    /// of rows: those wait, as long as a stalled client is waited for, for the unbounded
+    /// requests, which fail at once, to return memory.
+    pub(crate) fn reserve(&mut self, bytes: usize, bounded: bool) -> bool {
         if self.reservation.grow(bytes) {
             self.row_bytes += bytes;
             return true;
         }
-        if !self.sent_any {
+        if !self.sent_any && !bounded {
             return false;
         }
         let deadline = std::time::Instant::now() + self.stall;
