@@ -1487,7 +1487,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__serve)
-            opts="-v -q -h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --zipnum --cdx-block-captures --public --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --bind --token --request-timeout --head-timeout --max-cdx-rows --memory-budget --zipnum --cdx-block-captures --public --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1514,6 +1514,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --max-cdx-rows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --memory-budget)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -25,19 +25,19 @@ pub(super) struct FetchArgs {
     #[arg(long, value_name = "DURATION", value_parser = flags::crawl_duration)]
     timeout: Option<Duration>,
     /// User-Agent, with a contact URL or address for real crawls.
-    #[arg(long, value_name = "UA")]
+    #[arg(long, value_name = "UA", value_parser = flags::non_empty)]
     user_agent: Option<String>,
     /// Follow only objects of this predicate (repeatable; default: every IRI is a link).
-    #[arg(long = "follow-predicate", value_name = "IRI")]
+    #[arg(long = "follow-predicate", value_name = "IRI", value_parser = flags::non_empty)]
     follow_predicates: Vec<String>,
     /// HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY).
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = flags::non_empty)]
     proxy: Option<String>,
     /// Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable).
-    #[arg(long, value_name = "HOST=ADDR")]
+    #[arg(long, value_name = "HOST=ADDR", value_parser = flags::non_empty)]
     resolve: Vec<String>,
     /// Also trust the CA certificates in this PEM file for HTTPS (repeatable).
-    #[arg(long = "ca-file", value_name = "FILE")]
+    #[arg(long = "ca-file", value_name = "FILE", value_parser = super::flags::existing_file())]
     ca_files: Vec<PathBuf>,
     /// Base set of trusted CAs: the bundled Mozilla roots (plus SSL_CERT_FILE and
     /// SSL_CERT_DIR when set) or the operating system's store [default: bundled].
@@ -89,7 +89,7 @@ pub struct CrawlArgs {
     #[command(flatten)]
     root: super::RootArg,
     /// Seed URLs, or @FILE with one URL per line (# starts a comment; @- reads stdin).
-    #[arg(value_name = "SEED-URL | @FILE")]
+    #[arg(value_name = "SEED-URL | @FILE", value_parser = super::flags::non_empty)]
     seeds: Vec<String>,
     #[command(flatten)]
     fetch: FetchArgs,
@@ -106,7 +106,7 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "SIZE", value_parser = flags::size)]
     max_body: Option<u64>,
     /// Accept header [default: the six RDF syntaxes, q-weighted].
-    #[arg(long, value_name = "ACCEPT")]
+    #[arg(long, value_name = "ACCEPT", value_parser = flags::non_empty)]
     accept: Option<String>,
     /// Continue the last interrupted crawl where it stopped.
     #[arg(long)]
@@ -117,7 +117,7 @@ pub struct CrawlArgs {
     /// Keep the frontier, crawl log and URL state in this shared PostgreSQL database
     /// (postgres://user:password@host:port/db) instead of under the root: several nodes
     /// crawl together, each holding leases on the pay-level domains it fetches.
-    #[arg(long, value_name = "POSTGRES-URL")]
+    #[arg(long, value_name = "POSTGRES-URL", value_parser = flags::non_empty)]
     state: Option<String>,
     /// This node's name, in every WARC file name and on its leases [default: the host name].
     #[arg(long, value_name = "NAME")]

@@ -165,6 +165,55 @@ pub fn size(text: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+/// Checks a file argument before any command runs: it names an existing regular file (a
+/// FIFO would block the command on open, a directory fail later with a vaguer message).
+pub fn input_file(path: std::ffi::OsString) -> Result<PathBuf, String> {
+    let path = PathBuf::from(path);
+    if path.as_os_str().is_empty() {
+        return Err("an empty path".into());
+    }
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_file() => Ok(path),
+        Ok(meta) if meta.is_dir() => Err("a directory, not a file".into()),
+        Ok(_) => Err("not a regular file (a FIFO, socket or device)".into()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// [`input_file`], or `-` for standard input.
+pub fn input_file_or_stdin(path: std::ffi::OsString) -> Result<PathBuf, String> {
+    if path == "-" {
+        return Ok(PathBuf::from("-"));
+    }
+    input_file(path)
+}
+
+/// The value parser of a file argument: [`input_file`] on the argument as given.
+pub fn existing_file() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().try_map(input_file)
+}
+
+/// The value parser of a file argument that may be `-`: [`input_file_or_stdin`].
+pub fn existing_file_or_stdin() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().try_map(input_file_or_stdin)
+}
+
+/// A text argument that must say something: an empty value is refused, not taken as unset.
+pub fn non_empty(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("an empty value".into())
+    } else {
+        Ok(text.to_string())
+    }
+}
+
+/// [`input_file_or_stdin`] for arguments kept as text.
+pub fn input_file_or_stdin_text(text: &str) -> Result<String, String> {
+    input_file_or_stdin(text.into()).map(|_| text.to_string())
+}
+
 /// Notes a deprecated spelling that still works this release. Notes met while the command
 /// line is parsed wait for the log to be set up ([`emit_deprecations`]); each is logged once.
 pub fn deprecated(what: &str) {

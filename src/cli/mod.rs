@@ -226,10 +226,12 @@ enum Command {
 
 /// Runs the command line; returns the process exit status.
 pub fn run() -> i32 {
-    let matches = command().get_matches();
-    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+    let parsed = command()
+        .try_get_matches()
+        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
-        Err(error) => error.exit(),
+        Err(error) => return usage_error(error),
     };
     logging::init(&cli.log);
     flags::emit_deprecations();
@@ -270,6 +272,36 @@ pub fn run() -> i32 {
             2
         }
     }
+}
+
+/// Reports a command line clap refused, on one line (scripts and logs read the first line
+/// of stderr); help and version requests are printed as clap prints them.
+fn usage_error(error: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        error.exit();
+    }
+    eprintln!("ldwarc: {}", one_line(&error.render().to_string()));
+    2
+}
+
+/// clap's error text on one line: the message and its tip, without the usage block.
+fn one_line(rendered: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for line in rendered.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line);
+        }
+    }
+    parts.join("; ")
 }
 
 /// The clap definition, for generating man pages and completions.

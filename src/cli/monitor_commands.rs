@@ -24,10 +24,10 @@ pub struct MonitorArgs {
     #[command(flatten)]
     root: super::RootArg,
     /// Kernel URLs to add (stored in the state store once and kept), or @FILE (@- reads stdin).
-    #[arg(value_name = "SEED-URL | @FILE")]
+    #[arg(value_name = "SEED-URL | @FILE", value_parser = super::flags::non_empty)]
     seeds: Vec<String>,
     /// Also add the kernel URLs in FILE (one per line, # starts a comment; - reads stdin).
-    #[arg(long = "seeds", value_name = "FILE")]
+    #[arg(long = "seeds", value_name = "FILE", value_parser = super::flags::existing_file_or_stdin())]
     seeds_file: Option<PathBuf>,
     /// Run one cycle and exit (for cron); otherwise run a cycle every --every.
     #[arg(long)]
@@ -56,7 +56,7 @@ pub struct MonitorArgs {
     initial_interval: f64,
     /// Ground truth: per URL its change times (the simulate --histories format); prints
     /// recall and precision after each cycle; - reads stdin.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::flags::existing_file_or_stdin())]
     truth: Option<PathBuf>,
     #[command(flatten)]
     output: super::flags::TextFormat,
@@ -66,7 +66,7 @@ pub struct MonitorArgs {
     /// in this shared PostgreSQL database (postgres://user:password@host:port/db): monitors
     /// on several nodes share one schedule and take turns, one cycle at a time; a cycle is
     /// refused while another node's runs.
-    #[arg(long, value_name = "POSTGRES-URL")]
+    #[arg(long, value_name = "POSTGRES-URL", value_parser = flags::non_empty)]
     state: Option<String>,
     /// This node's name, in every WARC file name and on its leases [default: the host name].
     #[arg(long, value_name = "NAME")]

@@ -16,7 +16,7 @@ use ldwarc_rdf::{
 #[derive(Debug, Args)]
 pub struct ParseArgs {
     /// RDF documents or HTML/XHTML pages; `-` reads standard input.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required = true, value_name = "FILE", value_parser = super::flags::input_file_or_stdin_text)]
     files: Vec<String>,
     /// Base IRI to resolve relative references against (default: each file's file:// URL;
     /// a page's <base href> still applies).

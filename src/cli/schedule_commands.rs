@@ -35,7 +35,7 @@ const YEAR: f64 = 365.0 * DAY;
 pub struct SimulateArgs {
     /// Change histories, one JSON object per line: {"url", "start", "end", "changes": [...]},
     /// instants as RFC 3339 or epoch seconds (see docs/scheduling.md); `-` reads stdin.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::flags::existing_file_or_stdin())]
     histories: Option<PathBuf>,
     /// Generate histories instead: poisson, bursty, periodic or mixture.
     #[arg(long, value_name = "MODEL", value_parser = parse_model)]
@@ -400,7 +400,12 @@ pub struct CrawlTimeArgs {
     /// Read the workload from FILE instead of the crawl log: one JSON object per line,
     /// {"pld", "delay", "fetch_times": [...]} or {"pld", "delay", "urls", "fetch_time"},
     /// optionally "round" (see docs/scheduling.md); `-` reads stdin.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["crawl", "backtest"])]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["crawl", "backtest"],
+        value_parser = super::flags::existing_file_or_stdin()
+    )]
     plds: Option<PathBuf>,
     /// The logged crawl whose URLs make the workload (default: the last finished one).
     #[arg(long, value_name = "ID")]

@@ -39,6 +39,12 @@ pub struct ServeArgs {
     /// index order stream, whatever their size).
     #[arg(long, default_value_t = 250_000, value_name = "N")]
     max_cdx_rows: usize,
+    /// Memory the requests in flight may hold together (rows of CDX queries answered in
+    /// another order than the index's, pieces of answers waiting for their clients); a
+    /// request that would need more is answered 503 with Retry-After. The default, 320MiB,
+    /// keeps a server under a burst of queries within half of a 1 GB machine; at least 2MiB.
+    #[arg(long, value_name = "SIZE", value_parser = flags::size)]
+    memory_budget: Option<u64>,
     /// Answer CDX queries from this ZipNum index (a directory holding index.idx, or the .idx
     /// file; `ldwarc cdx --zipnum DIR` writes one) instead of the capture index, with pywb's
     /// pagination: page, pageSize, showNumPages, showPagedIndex. Replay still uses the
@@ -68,6 +74,11 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
         request_time: args.request_timeout.max(Duration::from_millis(100)),
         head_time: args.head_timeout.max(Duration::from_millis(100)),
         max_cdx_rows: args.max_cdx_rows,
+        memory_budget: args
+            .memory_budget
+            .map_or(ldwarc_serve::DEFAULT_MEMORY_BUDGET, |bytes| {
+                usize::try_from(bytes).unwrap_or(usize::MAX)
+            }),
         cdx_block_captures: args.cdx_block_captures.max(1),
         ..Limits::default()
     };

@@ -39,7 +39,7 @@ pub struct StatsArgs {
     plot: Option<PathBuf>,
     /// Known change rates per day (a JSON object URL → rate, or CSV lines URL,rate): also
     /// print the median relative error of each estimator against them (- reads stdin).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::flags::existing_file_or_stdin())]
     truth: Option<PathBuf>,
     /// URLs with fewer observations are not compared with --truth.
     #[arg(long, default_value_t = 10, value_name = "N")]

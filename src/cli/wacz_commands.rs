@@ -44,7 +44,7 @@ pub struct ImportArgs {
     root: RootArg,
     /// The WACZ package to bring into the archive (its WARC files are copied into warc/ and
     /// indexed).
-    #[arg(value_name = "FILE.wacz")]
+    #[arg(value_name = "FILE.wacz", value_parser = super::flags::existing_file())]
     package: PathBuf,
 }
 

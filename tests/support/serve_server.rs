@@ -34,17 +34,7 @@ impl LdwarcServer {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("start ldwarc serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("read the listening line");
-        let port = line
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("ldwarc serve did not print its address: {line:?}"));
+        let port = read_listening_port(&mut child);
         Self { child, port }
     }
 
@@ -74,6 +64,20 @@ impl Drop for LdwarcServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The port a started `ldwarc serve` (stdout piped) prints that it listens on.
+pub fn read_listening_port(child: &mut Child) -> u16 {
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("read the listening line");
+    line.split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("ldwarc serve did not print its address: {line:?}"))
 }
 
 /// `GET path` with extra header fields from 127.0.0.1:`port`, panicking on I/O errors.

@@ -11,6 +11,8 @@
 //! Other orders need the whole selection first: it may hold at most
 //! [`Limits::max_cdx_rows`](super::Limits) captures (403 beyond), as may one urlkey's group.
 
+use std::ops::ControlFlow;
+
 use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
@@ -25,6 +27,7 @@ use ldwarc_core::index::query::{
 use ldwarc_core::index::query_check::{check_closest, check_fields};
 use ldwarc_core::index::zipnum::{self, PageRequest, ZipNumIndex};
 
+use super::budget::capture_cost;
 use super::memento::http_date;
 use super::paging;
 use super::stream::{BodyWriter, Failure, small_inline_or_streamed, streamed};
@@ -123,7 +126,18 @@ fn answer(state: &AppState, request: &CdxRequest, out: &mut BodyWriter) -> Resul
     if in_scan_order(request) {
         return stream_rows(index, request, max_rows, rows, out);
     }
-    let selected = select(index, request, max_rows).map_err(|e| e.answer(max_rows))?;
+    let unbounded_many =
+        kept_tail(request).is_none() && request.query.effective().0 != MatchType::Exact;
+    let _turn = match unbounded_many {
+        true => Some(
+            state
+                .budget
+                .selection_turn()
+                .ok_or_else(Failure::over_budget)?,
+        ),
+        false => None,
+    };
+    let selected = select(index, request, max_rows, out).map_err(|e| e.answer(max_rows))?;
     for capture in &selected.rows {
         rows.row(capture, out.buffer());
         if !out.flush_if_full() {
@@ -428,6 +442,10 @@ fn decode_resume_key(value: &str) -> Result<String, String> {
 /// Why a selection failed.
 pub(crate) enum SelectError {
     TooMany,
+    /// The rows do not fit in the server's memory budget.
+    OverBudget,
+    /// Nobody waits for the answer any more (the client went away, or it timed out).
+    Cancelled,
     /// The request asks for something that does not exist (a page past the last).
     Invalid(String),
     Io(String),
@@ -454,6 +472,12 @@ impl SelectError {
                      captures, or all of them for sort=reverse, closest= or limit=-N): narrow \
                      it with from/to, a filter or a limit, or page with showResumeKey=true\n"
                 ),
+            ),
+            SelectError::OverBudget => Failure::over_budget(),
+            // Nobody reads this answer.
+            SelectError::Cancelled => Failure::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the request was given up\n",
             ),
             SelectError::Invalid(message) => {
                 Failure::new(StatusCode::BAD_REQUEST, format!("{message}\n"))
@@ -499,24 +523,36 @@ impl Bounds {
     /// Hands every capture in the bounds to `visit`, urlkey by urlkey. An exact match is one
     /// urlkey (`key_range` starts the range at it, and the exact-URL check drops any other
     /// key the range holds), looked up directly instead of scanned for.
-    fn scan(&self, source: CdxSource<'_>, mut visit: impl FnMut(Capture)) -> std::io::Result<()> {
+    /// The scan ends as soon as `visit` breaks.
+    fn scan(
+        &self,
+        source: CdxSource<'_>,
+        mut visit: impl FnMut(Capture) -> ControlFlow<()>,
+    ) -> std::io::Result<()> {
+        // Sources that cannot stop early skip the rest of their range.
+        let mut stopped = false;
+        let mut visit_rest = |capture| {
+            if !stopped {
+                stopped = visit(capture).is_break();
+            }
+        };
         match source {
             CdxSource::Index(index) if self.exact.is_some() => {
-                index.lookup(&self.start)?.into_iter().for_each(visit);
+                index.lookup(&self.start)?.into_iter().for_each(visit_rest);
                 Ok(())
             }
-            CdxSource::Index(index) => index.scan_range(&self.start, Some(&self.end), visit),
+            CdxSource::Index(index) => index.scan_range_until(&self.start, Some(&self.end), visit),
             CdxSource::IndexPage(index, page, block) => {
-                paging::scan_page(index, &self.start, &self.end, page, block, visit)
+                paging::scan_page(index, &self.start, &self.end, page, block, visit_rest)
             }
             CdxSource::ZipNum(zipnum, None) => {
-                zipnum.scan_range(&self.start, Some(&self.end), visit)
+                zipnum.scan_range(&self.start, Some(&self.end), visit_rest)
             }
             CdxSource::ZipNum(zipnum, Some(page)) => {
                 let mut bad_line = None;
                 zipnum.page_lines(&self.start, &self.end, page, |line| {
                     match zipnum::parse_cdxj_line(line) {
-                        Ok(capture) => visit(capture),
+                        Ok(capture) => visit_rest(capture),
                         Err(message) => {
                             bad_line.get_or_insert(message);
                         }
@@ -587,14 +623,15 @@ fn stream_rows(
         last_written: None,
         resume_key: None,
         done: false,
-        too_many: false,
+        failed: None,
+        group_cost: 0,
     };
     bounds
         .scan(index, |capture| flow.push(capture))
         .map_err(|e| SelectError::from(e).answer(max_rows))?;
     flow.end_group();
-    if flow.too_many {
-        return Err(SelectError::TooMany.answer(max_rows));
+    if let Some(failure) = flow.failed {
+        return Err(failure.answer(max_rows));
     }
     if !flow.out.is_gone() {
         flow.renderer
@@ -617,16 +654,18 @@ struct RowFlow<'a, 'w> {
     written: usize,
     last_written: Option<Capture>,
     resume_key: Option<String>,
-    /// Nothing more to write: the limit is reached, the client is gone, or too many.
+    /// Nothing more to write: the limit is reached, the client is gone, or a failure.
     done: bool,
-    too_many: bool,
+    /// Why the answer failed (too many rows in a group, the budget spent, given up).
+    failed: Option<SelectError>,
+    /// Budget bytes reserved for the current group.
+    group_cost: usize,
 }
 
 impl RowFlow<'_, '_> {
-    fn push(&mut self, capture: Capture) {
-        // `scan_range` cannot be stopped: once done, the rest of the range is skipped here.
+    fn push(&mut self, capture: Capture) -> ControlFlow<()> {
         if self.done {
-            return;
+            return ControlFlow::Break(());
         }
         if self
             .group
@@ -635,21 +674,41 @@ impl RowFlow<'_, '_> {
         {
             self.end_group();
             if self.done {
-                return;
+                return ControlFlow::Break(());
             }
         }
-        if self.group.len() >= self.max_rows {
-            self.too_many = true;
-            self.done = true;
-            self.group = Vec::new();
-            return;
+        if self.out.cancelled() {
+            return self.fail(SelectError::Cancelled);
         }
+        if self.group.len() >= self.max_rows {
+            return self.fail(SelectError::TooMany);
+        }
+        let cost = capture_cost(&capture);
+        if !self.out.reserve(cost, false) {
+            return self.fail(SelectError::OverBudget);
+        }
+        self.group_cost += cost;
         self.group.push(capture);
+        ControlFlow::Continue(())
+    }
+
+    fn fail(&mut self, why: SelectError) -> ControlFlow<()> {
+        self.failed = Some(why);
+        self.done = true;
+        self.group = Vec::new();
+        self.out.release(std::mem::take(&mut self.group_cost));
+        ControlFlow::Break(())
     }
 
     /// Writes the rows of the current urlkey's group.
     fn end_group(&mut self) {
         let group = std::mem::take(&mut self.group);
+        let cost = std::mem::take(&mut self.group_cost);
+        self.write_group(group);
+        self.out.release(cost);
+    }
+
+    fn write_group(&mut self, group: Vec<Capture>) {
         if self.done || group.is_empty() {
             return;
         }
@@ -690,6 +749,7 @@ fn select(
     index: CdxSource<'_>,
     request: &CdxRequest,
     max_rows: usize,
+    out: &mut BodyWriter,
 ) -> Result<Selected, SelectError> {
     let bounds = Bounds::of(request);
     // Per-row steps run on each urlkey's group; steps across rows run on the whole.
@@ -700,17 +760,37 @@ fn select(
         resume_after: request.resume_after.as_deref(),
         group: Vec::new(),
         rows: Vec::new(),
+        row_costs: Vec::new(),
+        group_cost: 0,
+        keep_last: kept_tail(request),
         max_rows,
-        too_many: false,
+        out,
+        failed: None,
     };
     bounds
         .scan(index, |capture| collector.push(capture))
         .map_err(SelectError::from)?;
-    collector.flush();
-    if collector.too_many {
-        return Err(SelectError::TooMany);
+    if let Some(why) = collector.failed {
+        return Err(why);
     }
+    collector.flush();
     Ok(finish(collector.rows, request))
+}
+
+/// When the answer is the last N rows of the selection in index order (`limit=-N`, or
+/// `sort=reverse` with `limit=N`, without `closest` or collapsing, which look at the rows
+/// before): N, and only that many rows need be kept while the scan runs.
+fn kept_tail(request: &CdxRequest) -> Option<usize> {
+    let query = &request.query;
+    if query.closest.is_some() || query.collapse_time.is_some() || !request.collapse.is_empty() {
+        return None;
+    }
+    match (query.sort, request.last, query.limit) {
+        (SortOrder::Ascending, Some(last), _) => Some(last),
+        (SortOrder::Reverse, Some(last), limit) => Some(limit.map_or(last, |l| l.min(last))),
+        (SortOrder::Reverse, None, Some(limit)) => Some(limit),
+        _ => None,
+    }
 }
 
 /// The selected captures, and the resume key when more were left.
@@ -719,21 +799,27 @@ pub(crate) struct Selected {
     resume_key: Option<String>,
 }
 
-struct Collector<'a> {
+/// Gathers the selection of a request answered in another order than the index's: every
+/// row is reserved in the memory budget before it is kept, and given back when dropped.
+struct Collector<'a, 'w> {
     per_row: &'a CdxQuery,
     exact: Option<&'a ExactUrl>,
     resume_after: Option<&'a str>,
     group: Vec<Capture>,
     rows: Vec<Capture>,
+    /// The budget bytes of each of `rows`.
+    row_costs: Vec<usize>,
+    /// Budget bytes of `group`.
+    group_cost: usize,
+    /// Only the last this many rows are needed ([`kept_tail`]).
+    keep_last: Option<usize>,
     max_rows: usize,
-    too_many: bool,
+    out: &'w mut BodyWriter,
+    failed: Option<SelectError>,
 }
 
-impl Collector<'_> {
-    fn push(&mut self, capture: Capture) {
-        if self.too_many {
-            return;
-        }
+impl Collector<'_, '_> {
+    fn push(&mut self, capture: Capture) -> ControlFlow<()> {
         if self
             .group
             .first()
@@ -741,22 +827,59 @@ impl Collector<'_> {
         {
             self.flush();
         }
-        self.group.push(capture);
-        if self.rows.len() + self.group.len() > self.max_rows {
-            self.too_many = true;
-            self.rows = Vec::new();
-            self.group = Vec::new();
+        if self.out.cancelled() {
+            return self.fail(SelectError::Cancelled);
         }
+        let cost = capture_cost(&capture);
+        if !self.out.reserve(cost, self.keep_last.is_some()) {
+            return self.fail(SelectError::OverBudget);
+        }
+        self.group_cost += cost;
+        self.group.push(capture);
+        // Rows before a kept tail are dropped at the next flush: they do not count.
+        let needed = self
+            .keep_last
+            .map_or(self.rows.len(), |n| self.rows.len().min(n));
+        if needed + self.group.len() > self.max_rows {
+            return self.fail(SelectError::TooMany);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Ends the selection: nothing kept is needed any more.
+    fn fail(&mut self, why: SelectError) -> ControlFlow<()> {
+        if matches!(why, SelectError::Cancelled) {
+            tracing::debug!(
+                kept = self.rows.len() + self.group.len(),
+                "CDX query stopped: nobody waits for its answer"
+            );
+        }
+        self.failed = Some(why);
+        self.rows = Vec::new();
+        self.group = Vec::new();
+        let held: usize = self.row_costs.drain(..).sum::<usize>() + self.group_cost;
+        self.group_cost = 0;
+        self.out.release(held);
+        ControlFlow::Break(())
     }
 
     fn flush(&mut self) {
         let group = std::mem::take(&mut self.group);
-        self.rows.extend(settle_group(
-            group,
-            self.exact,
-            self.resume_after,
-            self.per_row,
-        ));
+        let group_cost = std::mem::take(&mut self.group_cost);
+        let settled = settle_group(group, self.exact, self.resume_after, self.per_row);
+        let costs: Vec<usize> = settled.iter().map(capture_cost).collect();
+        self.out
+            .release(group_cost.saturating_sub(costs.iter().sum::<usize>()));
+        self.rows.extend(settled);
+        self.row_costs.extend(costs);
+        if let Some(last) = self.keep_last
+            && self.rows.len() > last.saturating_mul(2).max(1024)
+        {
+            let surplus = self.rows.len() - last;
+            self.rows.drain(..surplus);
+            let freed: usize = self.row_costs.drain(..surplus).sum();
+            self.out.release(freed);
+        }
     }
 }
 

@@ -19,6 +19,7 @@
 
 #![warn(missing_docs)]
 
+mod budget;
 mod cdx;
 mod limits;
 mod limits_check;
@@ -51,6 +52,7 @@ use ldwarc_core::index::zipnum::ZipNumIndex;
 use ldwarc_core::replay::{ReplayArchive, ReplayError, is_replayable, own_captures, sort_by_time};
 use ldwarc_surt::surt;
 
+pub use budget::{DEFAULT_MEMORY_BUDGET, MIN_MEMORY_BUDGET};
 pub use limits::Limits;
 
 /// What `ldwarc serve` serves and how.
@@ -103,6 +105,8 @@ pub(crate) struct AppState {
     /// Public read-only mode ([`public`]).
     pub(crate) public: bool,
     pub(crate) limits: Limits,
+    /// Bytes held by requests, out of `limits.memory_budget`.
+    pub(crate) budget: Arc<budget::MemoryBudget>,
     pub(crate) bind: SocketAddr,
     pub(crate) overview: std::sync::OnceLock<pages::Overview>,
     /// The versioned triple indexes behind `/tpf`.
@@ -175,6 +179,7 @@ fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
         token: config.token.clone().filter(|_| !config.public),
         public: config.public,
         limits: config.limits.clone(),
+        budget: budget::MemoryBudget::new(config.limits.memory_budget),
         bind: config.bind,
         overview: std::sync::OnceLock::new(),
         triples: tpf::TripleIndexes::new(config.roots.clone()),
@@ -275,9 +280,17 @@ pub(crate) async fn blocking(
     state: &State,
     work: impl FnOnce(&AppState) -> Response + Send + 'static,
 ) -> Response {
+    // Pages and replays hold a record or a page at a time: admitted for a few pieces' worth.
+    let Some(reservation) = state.budget.reserve(4 * stream::PIECE_BYTES) else {
+        return budget::refusal();
+    };
     let state = state.clone();
     let limit = state.limits.request_time;
-    let task = tokio::task::spawn_blocking(move || work(&state));
+    let task = tokio::task::spawn_blocking(move || {
+        let answer = work(&state);
+        drop(reservation);
+        answer
+    });
     match tokio::time::timeout(limit, task).await {
         Ok(Ok(response)) => response,
         Ok(Err(_panic)) => text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),

@@ -33,6 +33,9 @@ pub struct Limits {
     /// captures, or the whole selection of orders other than the index's (`sort=reverse`,
     /// `closest`, `limit=-N`). Answers in the index's order stream whatever their size.
     pub max_cdx_rows: usize,
+    /// Bytes the requests in flight may hold together (buffered rows and answer pieces):
+    /// a request that would go beyond is answered 503 with `Retry-After`.
+    pub memory_budget: usize,
     /// Captures per block when CDX pages are cut from the capture index (a server without
     /// a ZipNum index): a page is `pageSize` such blocks, as a ZipNum page is of its blocks.
     pub cdx_block_captures: usize,
@@ -47,6 +50,7 @@ impl Default for Limits {
             request_time: Duration::from_secs(20),
             head_time: Duration::from_secs(20),
             max_cdx_rows: 250_000,
+            memory_budget: super::budget::DEFAULT_MEMORY_BUDGET,
             cdx_block_captures: ldwarc_core::index::zipnum::DEFAULT_LINES_PER_BLOCK,
         }
     }

@@ -23,6 +23,14 @@ pub(crate) fn check_limits(limits: &Limits) -> Result<(), String> {
             ));
         }
     }
+    if limits.memory_budget < super::budget::MIN_MEMORY_BUDGET {
+        return Err(format!(
+            "memory budget of {} bytes is less than the smallest accepted, {} bytes (2MiB): \
+             one streamed answer holds that much",
+            limits.memory_budget,
+            super::budget::MIN_MEMORY_BUDGET
+        ));
+    }
     Ok(())
 }
 
@@ -39,5 +47,11 @@ mod tests {
         };
         let error = check_limits(&limits).unwrap_err();
         assert!(error.contains("head time limit"), "{error}");
+        let tiny = Limits {
+            memory_budget: 1024,
+            ..Limits::default()
+        };
+        let error = check_limits(&tiny).unwrap_err();
+        assert!(error.contains("memory budget of 1024 bytes"), "{error}");
     }
 }

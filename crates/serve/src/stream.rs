@@ -21,6 +21,7 @@ use axum::response::Response;
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
+use super::budget::{self, Reservation};
 use super::{State, text_response};
 
 /// Bytes gathered before a piece is handed to the connection.
@@ -49,6 +50,8 @@ pub(crate) struct Failure {
     pub(crate) status: StatusCode,
     /// One line saying why (the answer's body).
     pub(crate) message: String,
+    /// The memory budget was spent: answered 503 with `Retry-After`.
+    pub(crate) over_budget: bool,
 }
 
 impl Failure {
@@ -57,9 +60,37 @@ impl Failure {
         Self {
             status,
             message: message.into(),
+            over_budget: false,
         }
     }
+
+    /// The failure of a request whose rows do not fit in the memory budget.
+    pub(crate) fn over_budget() -> Self {
+        Self {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: String::new(),
+            over_budget: true,
+        }
+    }
+
+    /// The answer telling the client.
+    fn answer(&self) -> Response {
+        if self.over_budget {
+            return budget::refusal();
+        }
+        text_response(self.status, &self.message)
+    }
 }
+
+/// Budget bytes a streamed answer holds from its start: the pieces that may wait in the
+/// channel, the one being written and the one the connection is sending.
+pub(crate) const BASE_COST: usize = (CHANNEL_PIECES + 2) * (PIECE_BYTES + PIECE_BYTES / 4);
+
+// The smallest budget accepted admits one streamed answer.
+const _: () = assert!(BASE_COST <= super::budget::MIN_MEMORY_BUDGET);
+
+/// How often a producer whose answer has started retries a reservation that did not fit.
+const BUDGET_RETRY: Duration = Duration::from_millis(20);
 
 /// The producing side of a streamed answer: the body is written into [`buffer`](Self::buffer)
 /// and handed over piece by piece with [`flush_if_full`](Self::flush_if_full).
@@ -74,6 +105,10 @@ pub(crate) struct BodyWriter {
     gone: bool,
     /// An inline attempt whose answer filled a piece: it must be answered streamed.
     overflowed: bool,
+    /// What this answer holds of the server's memory budget.
+    reservation: Reservation,
+    /// Of which bytes reserved for rows.
+    row_bytes: usize,
 }
 
 impl BodyWriter {
@@ -104,6 +139,43 @@ impl BodyWriter {
     /// Whether the client went away (nothing more will be sent).
     pub(crate) fn is_gone(&self) -> bool {
         self.gone
+    }
+
+    /// Whether nobody waits for this answer any more: the client went away, or the answer
+    /// timed out (its receiver is dropped). The producer should stop at once.
+    pub(crate) fn cancelled(&self) -> bool {
+        self.gone || self.sender.as_ref().is_some_and(|s| s.is_closed())
+    }
+
+    /// Reserves `bytes` of the memory budget for rows about to be kept. A reservation that
+    /// does not fit fails at once (the answer becomes 503), unless the answer has started (a
+    /// cut body would be a wrong answer) or `bounded` says the request holds a bounded number
+    /// of rows: those wait, as long as a stalled client is waited for, for the unbounded
+    /// requests, which fail at once, to return memory.
+    pub(crate) fn reserve(&mut self, bytes: usize, bounded: bool) -> bool {
+        if self.reservation.grow(bytes) {
+            self.row_bytes += bytes;
+            return true;
+        }
+        if !self.sent_any && !bounded {
+            return false;
+        }
+        let deadline = std::time::Instant::now() + self.stall;
+        while std::time::Instant::now() < deadline && !self.cancelled() {
+            std::thread::sleep(BUDGET_RETRY);
+            if self.reservation.grow(bytes) {
+                self.row_bytes += bytes;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Returns `bytes` reserved with [`reserve`](Self::reserve) (rows dropped).
+    pub(crate) fn release(&mut self, bytes: usize) {
+        let bytes = bytes.min(self.row_bytes);
+        self.row_bytes -= bytes;
+        self.reservation.shrink(bytes);
     }
 
     /// Ends the answer: the rest of the body, or the whole body when nothing was sent yet.
@@ -154,6 +226,9 @@ pub(crate) async fn streamed(
     content_type: &'static str,
     work: impl FnOnce(&super::AppState, &mut BodyWriter) -> Result<(), Failure> + Send + 'static,
 ) -> Response {
+    let Some(reservation) = state.budget.reserve(BASE_COST) else {
+        return budget::refusal();
+    };
     let limit = state.limits.request_time;
     let (sender, mut receiver) = mpsc::channel(CHANNEL_PIECES);
     let mut writer = BodyWriter {
@@ -164,6 +239,8 @@ pub(crate) async fn streamed(
         sent_any: false,
         gone: false,
         overflowed: false,
+        reservation,
+        row_bytes: 0,
     };
     let state = state.clone();
     // A panic drops the writer without an end: the receiver sees the channel close.
@@ -186,7 +263,7 @@ pub(crate) async fn streamed(
             receiver,
             ended: false,
         }),
-        Piece::Failed(failure) => return text_response(failure.status, &failure.message),
+        Piece::Failed(failure) => return failure.answer(),
         Piece::End => Body::empty(),
     };
     with_content_type(Response::new(body), content_type)
@@ -210,6 +287,9 @@ pub(crate) async fn small_inline_or_streamed<W>(
 where
     W: Fn(&super::AppState, &mut BodyWriter) -> Result<(), Failure> + Send + Sync + 'static,
 {
+    let Some(reservation) = state.budget.reserve(PIECE_BYTES + PIECE_BYTES / 4) else {
+        return budget::refusal();
+    };
     let mut writer = BodyWriter {
         sender: None,
         runtime: Handle::current(),
@@ -218,13 +298,18 @@ where
         sent_any: false,
         gone: false,
         overflowed: false,
+        reservation,
+        row_bytes: 0,
     };
     let attempt =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(state, &mut writer)));
     match attempt {
         Err(_panic) => text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
-        Ok(_) if writer.overflowed => streamed(state, content_type, work).await,
-        Ok(Err(failure)) => text_response(failure.status, &failure.message),
+        Ok(_) if writer.overflowed => {
+            drop(writer);
+            streamed(state, content_type, work).await
+        }
+        Ok(Err(failure)) => failure.answer(),
         Ok(Ok(())) => with_content_type(
             Response::new(Body::from(std::mem::take(&mut writer.buffer))),
             content_type,
@@ -287,6 +372,7 @@ mod tests {
                 request_time: Duration::from_secs(2),
                 ..Limits::default()
             },
+            budget: crate::budget::MemoryBudget::new(crate::budget::DEFAULT_MEMORY_BUDGET),
             bind: "127.0.0.1:0".parse().unwrap(),
             overview: std::sync::OnceLock::new(),
             triples: crate::tpf::TripleIndexes::new(vec![root.to_path_buf()]),

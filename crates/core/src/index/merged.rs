@@ -20,6 +20,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, Read};
+use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 use std::sync::RwLock;
 use std::sync::mpsc::{Receiver, sync_channel};
@@ -215,8 +216,22 @@ impl MergedIndex {
         end: Option<&str>,
         mut visit: impl FnMut(Capture),
     ) -> io::Result<()> {
+        self.scan_range_until(start, end, |capture| {
+            visit(capture);
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// [`scan_range`](Self::scan_range) that ends as soon as `visit` breaks (the scanners of
+    /// other roots stop at their next key group).
+    pub fn scan_range_until(
+        &self,
+        start: &str,
+        end: Option<&str>,
+        mut visit: impl FnMut(Capture) -> ControlFlow<()>,
+    ) -> io::Result<()> {
         if self.parts.len() == 1 {
-            return self.parts[0].index.scan_range(start, end, visit);
+            return self.parts[0].index.scan_range_until(start, end, visit);
         }
         std::thread::scope(|scope| {
             let mut receivers = Vec::with_capacity(self.parts.len());
@@ -386,17 +401,18 @@ fn scan_in_groups(
 ) -> io::Result<()> {
     let mut group: KeyGroup = Vec::new();
     let mut receiver_gone = false;
-    index.scan_range(start, end, |capture| {
-        if receiver_gone {
-            return;
-        }
+    index.scan_range_until(start, end, |capture| {
         if group
             .last()
             .is_some_and(|last| last.urlkey != capture.urlkey)
         {
             receiver_gone = sender.send(std::mem::take(&mut group)).is_err();
+            if receiver_gone {
+                return ControlFlow::Break(());
+            }
         }
         group.push(capture);
+        ControlFlow::Continue(())
     })?;
     if !group.is_empty() && !receiver_gone {
         // A receiver gone by now has taken everything it wanted.
@@ -406,7 +422,10 @@ fn scan_in_groups(
 }
 
 /// Merges the roots' key groups in urlkey order, handing each merged capture to `visit`.
-fn merge_groups(receivers: &[Receiver<KeyGroup>], visit: &mut impl FnMut(Capture)) {
+fn merge_groups(
+    receivers: &[Receiver<KeyGroup>],
+    visit: &mut impl FnMut(Capture) -> ControlFlow<()>,
+) {
     let mut heads: Vec<Option<KeyGroup>> = receivers.iter().map(|r| r.recv().ok()).collect();
     loop {
         let Some(smallest) = heads
@@ -431,7 +450,9 @@ fn merge_groups(receivers: &[Receiver<KeyGroup>], visit: &mut impl FnMut(Capture
             }
         }
         for capture in merge_key(per_root) {
-            visit(capture);
+            if visit(capture).is_break() {
+                return;
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -191,7 +192,10 @@ impl CaptureIndex {
     /// Revisits stored before their original could be found.
     pub fn unresolved_revisits(&self) -> Result<Vec<Capture>> {
         let mut found = Vec::new();
-        self.scan_terms(self.fields.unresolved, "", None, |c| found.push(c))?;
+        self.scan_terms(self.fields.unresolved, "", None, |c| {
+            found.push(c);
+            ControlFlow::Continue(())
+        })?;
         Ok(found)
     }
 
@@ -201,7 +205,7 @@ impl CaptureIndex {
         field: Field,
         start: &str,
         end: Option<&str>,
-        mut visit: impl FnMut(Capture),
+        mut visit: impl FnMut(Capture) -> ControlFlow<()>,
     ) -> Result<()> {
         let searcher = self.reader.searcher();
         let mut per_segment = Vec::new();
@@ -241,7 +245,12 @@ impl CaptureIndex {
                 let mut postings =
                     inverted.read_postings_from_terminfo(&term_info, IndexRecordOption::Basic)?;
                 let fetch = |doc: DocId| store.get(doc);
-                self.visit_postings(segment, &fetch, &mut postings, &mut visit)?;
+                if self
+                    .visit_postings(segment, &fetch, &mut postings, &mut visit)?
+                    .is_break()
+                {
+                    return Ok(());
+                }
                 *head = if streams[index].advance() {
                     Some(streams[index].key().to_vec())
                 } else {
@@ -280,7 +289,11 @@ impl CaptureIndex {
             // every lookup through this searcher: a replay server asking for the same URLs
             // again skips the zstd decompression (and a new decompression context) each time.
             let fetch = |doc: DocId| searcher.doc(DocAddress::new(ordinal, doc));
-            self.visit_postings(segment, &fetch, &mut postings, &mut |c| captures.push(c))?;
+            let _always_continues =
+                self.visit_postings(segment, &fetch, &mut postings, &mut |c| {
+                    captures.push(c);
+                    ControlFlow::Continue(())
+                })?;
         }
         Ok(captures)
     }
@@ -292,8 +305,8 @@ impl CaptureIndex {
         segment: &SegmentReader,
         fetch: &impl Fn(DocId) -> tantivy::Result<TantivyDocument>,
         postings: &mut SegmentPostings,
-        visit: &mut impl FnMut(Capture),
-    ) -> Result<()> {
+        visit: &mut impl FnMut(Capture) -> ControlFlow<()>,
+    ) -> Result<ControlFlow<()>> {
         let alive = segment.alive_bitset();
         let mut doc = postings.doc();
         while doc != TERMINATED {
@@ -304,11 +317,13 @@ impl CaptureIndex {
                     .and_then(|v| v.as_bytes())
                     .and_then(decode_capture)
                     .ok_or_else(|| index_error(&self.dir, "undecodable capture document"))?;
-                visit(capture);
+                if visit(capture).is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
             }
             doc = postings.advance();
         }
-        Ok(())
+        Ok(ControlFlow::Continue(()))
     }
 
     /// Number of live captures.
