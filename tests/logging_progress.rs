@@ -229,11 +229,10 @@ fn library_crates_do_not_print() {
     let crates = common::manifest_dir().join("crates");
     let mut offenders = Vec::new();
     for file in rust_files(&crates) {
-        // Test code and example programs (which are binaries) may print.
-        if file
-            .components()
-            .any(|c| c.as_os_str() == "tests" || c.as_os_str() == "examples")
-        {
+        // Test code, example programs and benchmarks (which are binaries) may print.
+        if file.components().any(|c| {
+            c.as_os_str() == "tests" || c.as_os_str() == "examples" || c.as_os_str() == "benches"
+        }) {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap();
