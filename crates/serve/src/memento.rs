@@ -36,6 +36,39 @@ pub(crate) fn parse_accept_datetime(text: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// What an `Accept-Datetime` header that is not an HTTP date gets told.
+pub(crate) const BAD_ACCEPT_DATETIME: &str =
+    "Accept-Datetime is not an HTTP date (e.g. Tue, 20 Mar 2001 20:35:00 GMT)";
+
+/// The instant a request asks for: its `Accept-Datetime`, or now when it sends none; `Err`
+/// when the header is not an HTTP date.
+pub(crate) fn asked_datetime(headers: &axum::http::HeaderMap) -> Result<DateTime<Utc>, ()> {
+    match headers.get("accept-datetime") {
+        None => Ok(Utc::now()),
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(parse_accept_datetime)
+            .ok_or(()),
+    }
+}
+
+/// The media ranges of an `Accept` header with their weights (q × 1000; 1000 without q),
+/// lower-cased, in the header's order.
+pub(crate) fn accept_ranges(accept: &str) -> impl Iterator<Item = (String, u16)> + '_ {
+    accept.split(',').map(|item| {
+        let mut parts = item.split(';');
+        let range = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let weight = parts
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .filter_map(|q| q.trim().parse::<f64>().ok())
+            .map(|q| (q.clamp(0.0, 1.0) * 1000.0) as u16)
+            .next()
+            .unwrap_or(1000);
+        (range, weight)
+    })
+}
+
 /// The mementos of one URL (one per distinct second, oldest first) and where the archive
 /// serves it: everything needed for `Link` headers and TimeMaps.
 pub(crate) struct MementoSet {

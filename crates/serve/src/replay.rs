@@ -12,7 +12,6 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
-use chrono::Utc;
 
 use ldwarc_core::index::Capture;
 use ldwarc_core::replay::{
@@ -21,7 +20,9 @@ use ldwarc_core::replay::{
 };
 use ldwarc_rdf::{OutputFormat, ParsedGraph, Syntax, decode_content, write_graph};
 
-use super::memento::{MementoSet, archived_url, http_date, parse_accept_datetime};
+use super::memento::{
+    BAD_ACCEPT_DATETIME, MementoSet, accept_ranges, archived_url, asked_datetime, http_date,
+};
 use super::rewrite::rewrite_html;
 use super::{AppState, State as AppStateRef, base_url, blocking, inline, pages, text_response};
 
@@ -150,17 +151,17 @@ fn captures_or_404(state: &AppState, url: &str) -> Result<Vec<Capture>, Box<Resp
 
 /// The TimeGate: 302 to the memento closest to `Accept-Datetime` (or the latest).
 fn timegate(state: &AppState, headers: &HeaderMap, base: String, url: String) -> Response {
-    let at = match headers.get("accept-datetime") {
-        None => Utc::now(),
-        Some(value) => match value.to_str().ok().and_then(parse_accept_datetime) {
-            Some(at) => at,
-            None => {
-                return text_response(
-                    StatusCode::BAD_REQUEST,
-                    "Accept-Datetime is not an HTTP date (e.g. Tue, 20 Mar 2001 20:35:00 GMT)\n",
-                );
-            }
-        },
+    let at = match asked_datetime(headers) {
+        Ok(at) => at,
+        Err(()) => {
+            return text_response(
+                StatusCode::BAD_REQUEST,
+                &format!(
+                    "{BAD_ACCEPT_DATETIME}
+"
+                ),
+            );
+        }
     };
     let captures = match captures_or_404(state, &url) {
         Ok(captures) => captures,
@@ -446,15 +447,7 @@ fn is_generic_xml(content_type: &str) -> bool {
 fn prefers_html(accept: &str) -> bool {
     let mut html = 0u16;
     let mut rdf = 0u16;
-    for item in accept.split(',') {
-        let mut parts = item.split(';');
-        let range = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let weight = parts
-            .filter_map(|p| p.trim().strip_prefix("q="))
-            .filter_map(|q| q.trim().parse::<f64>().ok())
-            .map(|q| (q.clamp(0.0, 1.0) * 1000.0) as u16)
-            .next()
-            .unwrap_or(1000);
+    for (range, weight) in accept_ranges(accept) {
         if range == "text/html" || range == "application/xhtml+xml" {
             html = html.max(weight);
         } else if OutputFormat::from_accept(&range).is_some() && !range.contains('*') {

@@ -12,7 +12,6 @@ use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
-use chrono::Utc;
 
 use ldwarc_core::replay::{ReplayDate, Scope};
 use ldwarc_core::sparql::{
@@ -20,7 +19,7 @@ use ldwarc_core::sparql::{
     SparqlError, SparqlQuery, answer, load_dataset,
 };
 
-use super::memento::parse_accept_datetime;
+use super::memento::{BAD_ACCEPT_DATETIME, accept_ranges, asked_datetime};
 use super::{AppState, response, text_response, too_slow};
 
 /// Most statements a dataset built for one request may hold (the memory budget of a query).
@@ -180,17 +179,9 @@ fn date_of(params: &Params, headers: &HeaderMap) -> Result<ReplayDate, String> {
         return ReplayDate::parse(at.strip_prefix('@').unwrap_or(at))
             .map_err(|e| format!("at: {e}"));
     }
-    match headers.get("accept-datetime") {
-        None => Ok(ReplayDate::from_instant(Utc::now())),
-        Some(value) => value
-            .to_str()
-            .ok()
-            .and_then(parse_accept_datetime)
-            .map(ReplayDate::from_instant)
-            .ok_or_else(|| {
-                "Accept-Datetime is not an HTTP date (e.g. Tue, 20 Mar 2001 20:35:00 GMT)".into()
-            }),
-    }
+    asked_datetime(headers)
+        .map(ReplayDate::from_instant)
+        .map_err(|()| BAD_ACCEPT_DATETIME.to_string())
 }
 
 /// The output `Accept` asks for: the acceptable type of highest weight (the first of equal
@@ -219,15 +210,7 @@ fn negotiate(accept: &str, returns_graph: bool) -> Option<OutputChoice> {
         ]
     };
     let mut best: Option<(u16, OutputChoice)> = None;
-    for item in accept.split(',') {
-        let mut parts = item.split(';');
-        let range = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let weight = parts
-            .filter_map(|p| p.trim().strip_prefix("q="))
-            .filter_map(|q| q.trim().parse::<f64>().ok())
-            .map(|q| (q.clamp(0.0, 1.0) * 1000.0) as u16)
-            .next()
-            .unwrap_or(1000);
+    for (range, weight) in accept_ranges(accept) {
         if weight == 0 {
             continue;
         }

@@ -29,7 +29,7 @@ use ldwarc_core::triples::{TripleIndex, TriplePattern, index_path};
 use ldwarc_rdf::{Graph, OutputFormat, write_graph};
 use ldwarc_warc::time::{parse_wayback_timestamp, wayback_timestamp};
 
-use super::memento::{format_http_date, parse_accept_datetime};
+use super::memento::{BAD_ACCEPT_DATETIME, asked_datetime, format_http_date};
 use super::{AppState, State as AppStateRef, base_url, blocking, text_response};
 
 /// Triples per page, as the Linked Data Fragments server pages.
@@ -146,17 +146,17 @@ fn insert(response: &mut Response, name: HeaderName, value: &str) {
 
 /// 302 to the dated fragment answering for `Accept-Datetime` (now when absent).
 fn timegate(state: &AppState, headers: &HeaderMap, base: &str, uri: &Uri) -> Response {
-    let asked = match headers.get("accept-datetime") {
-        None => Utc::now(),
-        Some(value) => match value.to_str().ok().and_then(parse_accept_datetime) {
-            Some(at) => at,
-            None => {
-                return text_response(
-                    StatusCode::BAD_REQUEST,
-                    "Accept-Datetime is not an HTTP date (e.g. Tue, 20 Mar 2001 20:35:00 GMT)\n",
-                );
-            }
-        },
+    let asked = match asked_datetime(headers) {
+        Ok(at) => at,
+        Err(()) => {
+            return text_response(
+                StatusCode::BAD_REQUEST,
+                &format!(
+                    "{BAD_ACCEPT_DATETIME}
+"
+                ),
+            );
+        }
     };
     let indexes = match state.triples.get() {
         Ok(indexes) => indexes,
