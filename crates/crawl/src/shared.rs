@@ -277,6 +277,10 @@ struct LeaseLoop {
 /// a transaction that committed after a higher id had been read is found then.
 const FULL_READ_EVERY: u32 = 10;
 
+/// How many times a renewal PostgreSQL aborted to break a deadlock is sent again before
+/// the leases are given up.
+const RENEW_CONFLICT_RETRIES: u32 = 3;
+
 impl LeaseLoop {
     fn run(mut self, commands: &Receiver<LeaseCommand>) {
         let mut last_renewal = Instant::now();
@@ -368,7 +372,20 @@ impl LeaseLoop {
         } = &self.settings;
         // Taken before the statement is sent: the database computes the new expiry later.
         let sent = Instant::now();
-        let renewed = match self.store.renew(node, *crawl, &held, *ttl) {
+        let mut result = self.store.renew(node, *crawl, &held, *ttl);
+        // A deadlock PostgreSQL broke by aborting this renewal says nothing about the
+        // leases: renew again at once rather than drop them all.
+        for attempt in 1..=RENEW_CONFLICT_RETRIES {
+            match &result {
+                Err(error) if error.is_transient_conflict() => {
+                    tracing::debug!(%error, attempt, "renewal aborted by a conflict; renewing again");
+                    std::thread::sleep(Duration::from_millis(5 * u64::from(attempt)));
+                    result = self.store.renew(node, *crawl, &held, *ttl);
+                }
+                _ => break,
+            }
+        }
+        let renewed = match result {
             Ok(renewed) => {
                 self.deadlines.extend(&renewed, sent, *ttl);
                 renewed.into_iter().collect::<BTreeSet<_>>()

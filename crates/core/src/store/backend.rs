@@ -60,6 +60,18 @@ impl BackendError {
         matches!(self, BackendError::LeaseLost { .. })
     }
 
+    /// Whether PostgreSQL rolled the transaction back to break a deadlock (40P01) or a
+    /// serialization conflict (40001) with another node's transaction: the same work
+    /// succeeds when tried again, in a new transaction.
+    pub fn is_transient_conflict(&self) -> bool {
+        let BackendError::Postgres { source, .. } = self else {
+            return false;
+        };
+        source
+            .code()
+            .is_some_and(|code| matches!(code.code(), "40P01" | "40001"))
+    }
+
     /// Whether the PostgreSQL server could not be reached or went away (it stopped or
     /// restarted, the network failed, a timeout cut the connection): worth reconnecting and
     /// trying again, unlike an error in what was asked.

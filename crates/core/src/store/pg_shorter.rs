@@ -109,9 +109,14 @@ impl PgTransaction<'_> {
                 &batch.redirects,
             ],
         )?;
-        // Every PLD with queued URLs has a (free) lease row, so claims can lock it.
+        // Every PLD with queued URLs has a (free) lease row, so claims can lock it. Rows
+        // that exist are left out before inserting: `ON CONFLICT` alone would wait for a
+        // lease renewal updating such a row, while that renewal may wait for this
+        // transaction's fence lock (a deadlock PostgreSQL breaks by aborting one of them).
         self.execute(
-            "INSERT INTO pld_leases (crawl, pld) SELECT $1, unnest($2::TEXT[])
+            "INSERT INTO pld_leases (crawl, pld)
+             SELECT $1, p FROM unnest($2::TEXT[]) AS p
+             WHERE NOT EXISTS (SELECT 1 FROM pld_leases l WHERE l.crawl = $1 AND l.pld = p)
              ON CONFLICT DO NOTHING",
             &[&crawl, &batch.distinct_plds],
         )?;

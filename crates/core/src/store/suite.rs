@@ -490,6 +490,61 @@ fn an_expired_lease_is_taken_over_and_the_old_holder_is_fenced_off() {
     assert_eq!(node_a.claim_plds("a", crawl, 5, short).unwrap(), pld);
 }
 
+/// A renewal updating a lease row while a commit (holding its fence lock) enqueues links
+/// into that row's PLD deadlocked: the commit's insert of the existing lease row waited
+/// for the renewal, and the renewal for the fence lock. Enqueueing now leaves existing
+/// lease rows alone, so it does not wait for a renewal at all.
+#[test]
+fn enqueueing_links_does_not_wait_for_a_lease_renewal_in_flight() {
+    let server = shared_server();
+    let url = server.fresh_database("renewal_wait");
+    let mut node = PgStateStore::connect(&url).unwrap();
+    let crawl = leased_crawl(&mut node, 2);
+    let ttl = Duration::from_secs(60);
+    assert_eq!(node.claim_plds("a", crawl, 5, ttl).unwrap().len(), 2);
+    let mut renewal = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+    let mut in_flight = renewal.transaction().unwrap();
+    in_flight
+        .execute(
+            "UPDATE pld_leases SET expires_at = expires_at WHERE crawl = $1 AND pld = $2",
+            &[&crawl, &"pld1.example"],
+        )
+        .unwrap();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let result = node.transaction(|t| {
+                t.log_fetch_fenced(
+                    "a",
+                    crawl,
+                    &fetched("http://pld0.example/a", 1, Change::New),
+                )?;
+                t.enqueue(
+                    crawl,
+                    &[
+                        entry("http://pld1.example/linked", 2),
+                        entry("http://pld9.example/new", 2),
+                    ],
+                )
+            });
+            done.send(result.map_err(|e| e.to_string())).unwrap();
+        });
+        let outcome = finished.recv_timeout(Duration::from_secs(5));
+        in_flight.rollback().unwrap();
+        assert_eq!(
+            outcome.expect("the commit waited for the renewal in flight"),
+            Ok(())
+        );
+    });
+    let plds: Vec<String> = node
+        .leases(crawl)
+        .unwrap()
+        .into_iter()
+        .map(|l| l.pld)
+        .collect();
+    assert_eq!(plds, ["pld0.example", "pld1.example", "pld9.example"]);
+}
+
 #[test]
 fn plds_without_queued_urls_are_not_claimed() {
     let server = shared_server();

@@ -17,8 +17,13 @@ const MAX_OUTAGE: Duration = Duration::from_secs(15 * 60);
 const FIRST_WAIT: Duration = Duration::from_millis(250);
 const MAX_WAIT: Duration = Duration::from_secs(5);
 
+/// How many times a transaction PostgreSQL aborted to break a deadlock or a serialization
+/// conflict is tried again before the error stands.
+const MAX_CONFLICT_RETRIES: u32 = 20;
+
 /// Runs `attempt` (one whole transaction) until it succeeds, fails for another reason than
-/// a lost connection, or the database stayed away for [`MAX_OUTAGE`].
+/// a lost connection or a transient conflict with another transaction, or the database
+/// stayed away for [`MAX_OUTAGE`].
 pub(super) fn retrying<T>(
     store: &mut CommitStore,
     mut attempt: impl FnMut(&mut CommitStore) -> BackendResult<T>,
@@ -26,8 +31,15 @@ pub(super) fn retrying<T>(
     let started = Instant::now();
     let mut wait = FIRST_WAIT;
     let mut told = false;
+    let mut conflicts = 0;
     loop {
         let error = match attempt(store) {
+            Err(error) if error.is_transient_conflict() && conflicts < MAX_CONFLICT_RETRIES => {
+                conflicts += 1;
+                tracing::debug!(%error, conflicts, "transaction aborted by a conflict; trying again");
+                std::thread::sleep(conflict_pause(conflicts));
+                continue;
+            }
             Err(error) if error.is_connection_lost() && started.elapsed() < MAX_OUTAGE => error,
             other => {
                 if told {
@@ -48,4 +60,16 @@ pub(super) fn retrying<T>(
             tracing::debug!(%error, "reconnecting: {error}");
         }
     }
+}
+
+/// A short pause before trying a conflicting transaction again, growing with the attempts
+/// and spread by the clock's nanoseconds so two nodes that collided do not meet again in
+/// step.
+fn conflict_pause(attempt: u32) -> Duration {
+    let spread = u64::from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.subsec_nanos()),
+    ) % 20;
+    Duration::from_millis(5 * u64::from(attempt.min(10)) + spread)
 }
