@@ -325,6 +325,12 @@ impl Frontier {
         self.plds[pld_id as usize].busy
     }
 
+    /// How many URLs of a PLD are queued (this round and the next).
+    pub fn pld_queued(&self, pld_id: PldId) -> usize {
+        let pld = &self.plds[pld_id as usize];
+        pld.current.len() + pld.next.len()
+    }
+
     /// Takes every queued URL of a PLD out of the queues, marked
     /// [`UrlState::Released`]: another node holds (or will hold) the PLD's lease. A request
     /// in flight is left to finish.
