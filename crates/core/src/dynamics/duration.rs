@@ -147,6 +147,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn flag_durations_say_whether_the_number_was_bare() {
+        assert_eq!(parse_flag_duration("250ms", 1.0), Ok((0.25, false)));
+        assert_eq!(parse_flag_duration("7", DAY), Ok((7.0 * DAY, true)));
+        assert_eq!(
+            parse_flag_duration("-1", 1.0),
+            Err("'-1' is not a duration like 250ms, 2s, 36h or 2w".to_string())
+        );
+        assert_eq!(
+            parse_flag_duration("1e30", 1.0),
+            Err("'1e30' is longer than 100 years".to_string())
+        );
+        assert!(parse_flag_duration("5 parsecs", 1.0).is_err());
+    }
+
+    #[test]
     fn parses_units_and_sums() {
         assert_eq!(parse_duration("1d", None).ok(), Some(DAY));
         assert_eq!(parse_duration("7d", None).ok(), Some(7.0 * DAY));
