@@ -1,6 +1,6 @@
 //! `ldwarc crawl` of an HTTPS server whose certificate comes from a private CA made in the
 //! test: refused with a certificate error without the CA, archived with `--ca-file`, with
-//! `SSL_CERT_FILE`, with `SSL_CERT_DIR` and with the `ca-files` config key; the records pass
+//! `SSL_CERT_FILE`, with `SSL_CERT_DIR` and with the `ca-file` config key; the records pass
 //! `warcio check` and carry `https://` target URIs.
 
 use crate::common;
@@ -237,11 +237,11 @@ fn a_private_ca_is_trusted_only_when_configured() {
     std::fs::copy(&ca, with_config.path().join("ca.pem")).unwrap();
     std::fs::write(
         with_config.path().join("ldwarc.toml"),
-        "[crawl]\nca-files = [\"ca.pem\"]\n",
+        "[crawl]\nca-file = [\"ca.pem\"]\n",
     )
     .unwrap();
     let output = crawl(with_config.path(), server.port, &[], &[]);
-    assert_archived(with_config.path(), server.port, &output, "ca-files key");
+    assert_archived(with_config.path(), server.port, &output, "ca-file key");
 }
 
 #[test]

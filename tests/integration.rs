@@ -27,6 +27,7 @@ mod crawl_failures;
 mod crawl_hostile;
 mod crawl_limits;
 mod crawl_resume;
+mod crawl_settings;
 mod crawl_testweb;
 mod crawl_tls;
 mod damaged_files;

@@ -279,7 +279,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-v -q -h --root --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --ca-file --tls-roots --hops --max-crawl-delay --max-retry-after --max-body --accept --resume --no-conditional --state --node --join --crawl-id --join-wait --force --max-plds --lease-ttl --format --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --delay --concurrency --timeout --connect-timeout --max-crawl-delay --max-retry-after --user-agent --accept --accept-encoding --follow-predicate --proxy --resolve --ca-file --tls-roots --max-body --max-parse --max-decoded --max-redirects --no-conditional --max-file-bytes --gzip-level --operator --state --node --max-plds --lease-ttl --hops --join-wait --resume --join --crawl-id --force --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -301,7 +301,27 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-crawl-delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-retry-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --user-agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accept)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accept-encoding)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -325,23 +345,31 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --hops)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-crawl-delay)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-retry-after)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --max-body)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --accept)
+                --max-parse)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-decoded)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-redirects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gzip-level)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --operator)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -353,7 +381,15 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --crawl-id)
+                --max-plds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hops)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -361,11 +397,7 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --max-plds)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --lease-ttl)
+                --crawl-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1031,7 +1063,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__monitor)
-            opts="-v -q -h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --format --json --delay --concurrency --timeout --user-agent --follow-predicate --proxy --resolve --ca-file --tls-roots --state --node --lease-ttl --now --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --format --json --delay --concurrency --timeout --connect-timeout --max-crawl-delay --max-retry-after --user-agent --accept --accept-encoding --follow-predicate --proxy --resolve --ca-file --tls-roots --max-body --max-parse --max-decoded --max-redirects --no-conditional --max-file-bytes --gzip-level --operator --state --node --max-plds --lease-ttl --now --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1093,7 +1125,27 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-crawl-delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-retry-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --user-agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accept)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accept-encoding)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1117,11 +1169,43 @@ _ldwarc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-body)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-parse)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-decoded)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-redirects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gzip-level)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --operator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-plds)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

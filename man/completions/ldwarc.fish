@@ -142,30 +142,38 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -s h -l help -d 'Pr
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l delay -d 'Minimum time between two requests to one pay-level domain [default: 2s]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l concurrency -d 'Requests in flight at most, one per pay-level domain [default: 64]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l timeout -d 'Time allowed for a whole fetch; connecting has the same limit [default: 120s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l timeout -d 'Time allowed for a whole fetch; connecting has the same limit unless --connect-timeout is given [default: 120s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l connect-timeout -d 'Time allowed to connect (TCP and TLS handshake) [default: --timeout]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-crawl-delay -d 'Largest robots.txt Crawl-delay honoured [default: 60s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-retry-after -d 'Longest wait honoured from a 429/503 answer\'s Retry-After [default: 1h]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l user-agent -d 'User-Agent, with a contact URL or address for real crawls' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l accept -d 'Accept header [default: the six RDF syntaxes, q-weighted]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l accept-encoding -d 'Accept-Encoding header; payloads are archived as received [default: gzip, deflate, br]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l follow-predicate -d 'Follow only objects of this predicate (repeatable; default: every IRI is a link)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l proxy -d 'HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resolve -d 'Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l ca-file -d 'Also trust the CA certificates in this PEM file for HTTPS (repeatable)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l ca-file -d 'Also trust the CA certificates in this PEM file for HTTPS (repeatable; in ldwarc.toml relative to the archive root)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l tls-roots -d 'Base set of trusted CAs: the bundled Mozilla roots (plus SSL_CERT_FILE and SSL_CERT_DIR when set) or the operating system\'s store [default: bundled]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l hops -d 'Follow links up to this many hops from the seeds [default: 2]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-crawl-delay -d 'Largest robots.txt Crawl-delay honoured [default: 60s]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-retry-after -d 'Longest wait honoured from a 429/503 answer\'s Retry-After [default: 1h]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-body -d 'Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50MB]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l accept -d 'Accept header [default: the six RDF syntaxes, q-weighted]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l state -d 'Keep the frontier, crawl log and URL state in this shared PostgreSQL database (postgres://user:password@host:port/db) instead of under the root: several nodes crawl together, each holding leases on the pay-level domains it fetches' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-parse -d 'Most payload bytes parsed for links [default: 16MiB]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-decoded -d 'Most bytes a compressed payload may inflate to for link extraction [default: 64MiB]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-redirects -d 'Redirects followed from one URL [default: 5]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-file-bytes -d 'Close a WARC file when it reaches this size [default: 1GB]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l gzip-level -d 'gzip level of WARC records, 0 (fastest) to 9 (smallest) [default: 6]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l operator -d 'Who runs the crawl: the operator field of every WARC file\'s warcinfo record' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l state -d 'Keep the frontier, crawl log and URL state (and a monitor\'s schedule, observations and cycles) in this shared PostgreSQL database (postgres://user:password@host:port/db) instead of under the root: several nodes crawl together, each holding leases on the pay-level domains it fetches; monitors on several nodes share one schedule and take turns, one cycle at a time' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l node -d 'This node\'s name, in every WARC file name and on its leases [default: the host name]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l crawl-id -d 'With --state: work on this crawl' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join-wait -d 'With --state: how long --join waits for the crawl to appear [default: 60s]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-plds -d 'With --state: pay-level domain leases held at most at once; a node holds no more than its fair share (domains with queued URLs / live nodes) [default: --concurrency]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l lease-ttl -d 'With --state: how long a lease lasts unless renewed; a dead node\'s domains are taken over after this [default: 30]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l lease-ttl -d 'With --state: how long a lease lasts unless renewed; a dead node\'s domains are taken over after this [default: 30s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l hops -d 'Follow links up to this many hops from the seeds [default: 2]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join-wait -d 'With --state: how long --join waits for the crawl to appear [default: 60s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l crawl-id -d 'With --state: work on this crawl' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resume -d 'Continue the last interrupted crawl where it stopped'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l no-conditional -d 'Do not send If-None-Match / If-Modified-Since from earlier captures'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l resume -d 'Continue the last interrupted crawl where it stopped'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join -d 'With --state: work on the latest unfinished crawl instead of starting one'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l force -d 'With --state: start a new crawl even while another one is running in the database'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l json -d 'Deprecated: use --format json'
@@ -329,21 +337,35 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l format -d 'Out
 json\t'JSON: one object per line for lists, else one object'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l delay -d 'Minimum time between two requests to one pay-level domain [default: 2s]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l concurrency -d 'Requests in flight at most, one per pay-level domain [default: 64]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l timeout -d 'Time allowed for a whole fetch; connecting has the same limit [default: 120s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l timeout -d 'Time allowed for a whole fetch; connecting has the same limit unless --connect-timeout is given [default: 120s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l connect-timeout -d 'Time allowed to connect (TCP and TLS handshake) [default: --timeout]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l max-crawl-delay -d 'Largest robots.txt Crawl-delay honoured [default: 60s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l max-retry-after -d 'Longest wait honoured from a 429/503 answer\'s Retry-After [default: 1h]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l user-agent -d 'User-Agent, with a contact URL or address for real crawls' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l accept -d 'Accept header [default: the six RDF syntaxes, q-weighted]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l accept-encoding -d 'Accept-Encoding header; payloads are archived as received [default: gzip, deflate, br]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l follow-predicate -d 'Follow only objects of this predicate (repeatable; default: every IRI is a link)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l proxy -d 'HTTP(S) proxy for all requests (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l resolve -d 'Connect to ADDR (IP or IP:PORT) for HOST; HOST may be *.domain (repeatable)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l ca-file -d 'Also trust the CA certificates in this PEM file for HTTPS (repeatable)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l ca-file -d 'Also trust the CA certificates in this PEM file for HTTPS (repeatable; in ldwarc.toml relative to the archive root)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l tls-roots -d 'Base set of trusted CAs: the bundled Mozilla roots (plus SSL_CERT_FILE and SSL_CERT_DIR when set) or the operating system\'s store [default: bundled]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l state -d 'Keep the schedule, observations and cycles (and the crawler\'s frontier and crawl log) in this shared PostgreSQL database (postgres://user:password@host:port/db): monitors on several nodes share one schedule and take turns, one cycle at a time; a cycle is refused while another node\'s runs' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l max-body -d 'Longest body archived; longer bodies are cut and marked WARC-Truncated [default: 50MB]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l max-parse -d 'Most payload bytes parsed for links [default: 16MiB]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l max-decoded -d 'Most bytes a compressed payload may inflate to for link extraction [default: 64MiB]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l max-redirects -d 'Redirects followed from one URL [default: 5]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l max-file-bytes -d 'Close a WARC file when it reaches this size [default: 1GB]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l gzip-level -d 'gzip level of WARC records, 0 (fastest) to 9 (smallest) [default: 6]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l operator -d 'Who runs the crawl: the operator field of every WARC file\'s warcinfo record' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l state -d 'Keep the frontier, crawl log and URL state (and a monitor\'s schedule, observations and cycles) in this shared PostgreSQL database (postgres://user:password@host:port/db) instead of under the root: several nodes crawl together, each holding leases on the pay-level domains it fetches; monitors on several nodes share one schedule and take turns, one cycle at a time' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l node -d 'This node\'s name, in every WARC file name and on its leases [default: the host name]' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l lease-ttl -d 'With --state: how long a PLD lease lasts unless renewed [default: 30s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l max-plds -d 'With --state: pay-level domain leases held at most at once; a node holds no more than its fair share (domains with queued URLs / live nodes) [default: --concurrency]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l lease-ttl -d 'With --state: how long a lease lasts unless renewed; a dead node\'s domains are taken over after this [default: 30s]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l now -d 'Fix the cycle\'s clock (RFC 3339, UTC), for tests and replays' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l once -d 'Run one cycle and exit (for cron); otherwise run a cycle every --every'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l json -d 'Deprecated: use --format json'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -l no-conditional -d 'Do not send If-None-Match / If-Modified-Since from earlier captures'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand monitor" -s h -l help -d 'Print help (see more with \'--help\')'

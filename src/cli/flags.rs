@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
-use ldwarc_core::dynamics::duration::{DAY, parse_duration};
+use ldwarc_core::dynamics::duration::{DAY, parse_flag_duration};
 
 /// Whether a file argument is `-`: standard input (or standard output for `-o`).
 pub fn is_stdio(path: &std::path::Path) -> bool {
@@ -81,19 +81,10 @@ pub struct RootsArg {
     pub roots: Vec<PathBuf>,
 }
 
-/// The longest duration any flag accepts: beyond it, timers and dates overflow.
-const MAX_DURATION_SECONDS: f64 = 100.0 * 365.25 * DAY;
-
 /// Parses a duration flag whose bare numbers historically meant seconds (crawl and server
 /// timeouts, delays).
 pub fn duration_seconds(text: &str) -> Result<Duration, String> {
     duration_with_bare_unit(text, 1.0, "seconds").map(Duration::from_secs_f64)
-}
-
-/// Parses a crawl duration (delays, timeouts, leases): a duration flag within the crawler's
-/// own limit ([`ldwarc_crawl::seconds`]), so flags and `ldwarc.toml` accept the same values.
-pub fn crawl_duration(text: &str) -> Result<Duration, String> {
-    ldwarc_crawl::seconds(duration_with_bare_unit(text, 1.0, "seconds")?)
 }
 
 /// Parses a duration flag whose bare numbers historically meant seconds, returned in seconds.
@@ -108,61 +99,25 @@ pub fn duration_days(text: &str) -> Result<f64, String> {
 }
 
 fn duration_with_bare_unit(text: &str, bare_unit: f64, unit_name: &str) -> Result<f64, String> {
-    let seconds = match parse_duration(text, None) {
-        Ok(seconds) => seconds,
-        Err(with_unit) => {
-            let bare: f64 = text.trim().parse().map_err(|_| with_unit.to_string())?;
-            if !(bare.is_finite() && bare >= 0.0) {
-                return Err(format!(
-                    "'{text}' is not a duration like 250ms, 2s, 36h or 2w"
-                ));
-            }
-            deprecated(&format!(
-                "a duration without a unit ('{text}') is read as {unit_name}; write it with a unit \
-                 (like {text}{})",
-                if bare_unit == DAY { "d" } else { "s" }
-            ));
-            bare * bare_unit
-        }
-    };
-    if seconds > MAX_DURATION_SECONDS {
-        return Err(format!("'{text}' is longer than 100 years"));
+    let (seconds, bare) = parse_flag_duration(text, bare_unit)?;
+    if bare {
+        deprecated(&bare_duration_note(text, unit_name));
     }
     Ok(seconds)
 }
 
+/// The deprecation note of a duration written without a unit.
+pub fn bare_duration_note(text: &str, unit_name: &str) -> String {
+    format!(
+        "a duration without a unit ('{text}') is read as {unit_name}; write it with a unit \
+         (like {text}{})",
+        if unit_name == "days" { "d" } else { "s" }
+    )
+}
+
 /// Parses a size: bytes, optionally with a unit (`64MiB`, `1.5GB`, `12000`).
 pub fn size(text: &str) -> Result<u64, String> {
-    let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(trimmed.len());
-    let (number, unit) = trimmed.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size like 12000, 12KB or 64MiB"))?;
-    let multiplier: f64 = match unit.trim() {
-        "" | "B" => 1.0,
-        "KB" | "kB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "TB" => 1e12,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "GiB" => 1024.0 * 1024.0 * 1024.0,
-        "TiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
-        other => {
-            return Err(format!(
-                "unknown size unit '{other}' (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)"
-            ));
-        }
-    };
-    let bytes = value * multiplier;
-    // 2^53: every size below is an exact integer in f64, and far beyond any real file.
-    if !(bytes.is_finite() && bytes <= 9_007_199_254_740_992.0) {
-        return Err(format!("'{text}' is too large"));
-    }
-    Ok(bytes.round() as u64)
+    ldwarc_core::size::parse_size(text)
 }
 
 /// Checks a file argument before any command runs: it names an existing regular file (a

@@ -25,8 +25,10 @@ pub const PROGRESS_TARGET: &str = "ldwarc::progress";
 /// unless `-q`, as `ldwarc: message` in text and as JSON objects with `--log-format json`.
 pub const NOTICE_TARGET: &str = "ldwarc::notice";
 
-/// The logging flags every subcommand accepts.
+/// The logging flags every subcommand accepts, listed after the subcommand's own (however
+/// many those are).
 #[derive(Debug, Clone, Args)]
+#[command(next_display_order = 10_000)]
 pub struct LogArgs {
     /// Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead).
     #[arg(short, long, action = ArgAction::Count, global = true)]

@@ -5,7 +5,6 @@
 
 use std::io::{self, BufReader, Write};
 use std::path::PathBuf;
-use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use clap::Args;
@@ -16,7 +15,7 @@ use ldwarc_core::schedule::{ChangeHistory, Policy, Strategy, read_histories};
 use ldwarc_crawl::monitor::{
     CycleReport, MonitorEvent, MonitorOptions, TruthScore, run_cycle, run_loop, score_truth,
 };
-use ldwarc_crawl::{CrawlConfig, CrawlOptions, check_node_name};
+use ldwarc_crawl::{CrawlOptions, CrawlSettings, FetchSettings};
 
 /// Arguments of `ldwarc monitor`.
 #[derive(Debug, Args)]
@@ -61,19 +60,7 @@ pub struct MonitorArgs {
     #[command(flatten)]
     output: super::flags::TextFormat,
     #[command(flatten)]
-    fetch: super::crawl_commands::FetchArgs,
-    /// Keep the schedule, observations and cycles (and the crawler's frontier and crawl log)
-    /// in this shared PostgreSQL database (postgres://user:password@host:port/db): monitors
-    /// on several nodes share one schedule and take turns, one cycle at a time; a cycle is
-    /// refused while another node's runs.
-    #[arg(long, value_name = "POSTGRES-URL", value_parser = flags::non_empty)]
-    state: Option<String>,
-    /// This node's name, in every WARC file name and on its leases [default: the host name].
-    #[arg(long, value_name = "NAME")]
-    node: Option<String>,
-    /// With --state: how long a PLD lease lasts unless renewed [default: 30s].
-    #[arg(long, value_name = "DURATION", value_parser = flags::crawl_duration, hide = true)]
-    lease_ttl: Option<Duration>,
+    fetch: FetchSettings,
     /// Fix the cycle's clock (RFC 3339, UTC), for tests and replays.
     #[arg(long, hide = true, value_name = "RFC3339", requires = "once", value_parser = parse_now)]
     now: Option<DateTime<Utc>>,
@@ -144,10 +131,15 @@ pub fn monitor(args: MonitorArgs) -> io::Result<i32> {
 
 fn monitor_options(args: &MonitorArgs) -> Result<MonitorOptions, String> {
     let root = args.root.root.clone();
+    super::crawl_commands::check_flags(args.fetch.check(), &args.fetch.unitless_durations())?;
     let mut crawl = CrawlOptions::new(&root);
-    CrawlConfig::load(&root)?.apply(&mut crawl)?;
-    args.fetch.apply(&mut crawl)?;
-    shared_options(args, &mut crawl)?;
+    // The file's crawl-only keys (hops, join-wait, seeds) are not the monitor's: it has its
+    // own segment hops and kernel.
+    CrawlSettings::load(&root)?
+        .fetch
+        .overlay(args.fetch.clone())
+        .apply_to(&mut crawl);
+    crawl.check_lease_ttl()?;
     let mut kernel = super::crawl_commands::read_seeds(&args.seeds)?;
     if let Some(file) = &args.seeds_file {
         kernel.extend(super::crawl_commands::read_seed_file(file)?);
@@ -169,21 +161,6 @@ fn monitor_options(args: &MonitorArgs) -> Result<MonitorOptions, String> {
         every: args.every,
         now: args.now,
     })
-}
-
-/// The flags of a monitor on a shared PostgreSQL store.
-fn shared_options(args: &MonitorArgs, crawl: &mut CrawlOptions) -> Result<(), String> {
-    if args.state.is_some() {
-        crawl.state = args.state.clone();
-    }
-    if let Some(node) = &args.node {
-        check_node_name(node)?;
-        crawl.node = Some(node.clone());
-    }
-    if let Some(ttl) = args.lease_ttl {
-        crawl.lease_ttl = ttl;
-    }
-    crawl.check_lease_ttl()
 }
 
 fn load_truth(path: &std::path::Path) -> io::Result<Vec<ChangeHistory>> {

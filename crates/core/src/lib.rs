@@ -10,6 +10,7 @@ pub mod dynamics;
 pub mod index;
 pub mod replay;
 pub mod schedule;
+pub mod size;
 pub mod sparql;
 pub mod store;
 pub mod triples;

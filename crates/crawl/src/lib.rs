@@ -15,10 +15,12 @@ mod options;
 pub mod politeness;
 pub mod robots;
 mod robots_hops;
+pub mod settings;
 mod shared;
 
 pub use crawler::{CrawlError, CrawlProgress, CrawlSummary, crawl, normalize, peak_rss};
 pub use options::{
-    ConfigDuration, CrawlConfig, CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT,
-    JoinCrawl, MAX_SECONDS, check_node_name, seconds,
+    CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT, JoinCrawl, MAX_SECONDS,
+    check_node_name, seconds,
 };
+pub use settings::{ByteSize, CrawlDuration, CrawlSettings, FetchSettings, SettingError};

@@ -82,6 +82,32 @@ pub fn parse_duration(text: &str, bare_unit: Option<f64>) -> Result<f64, Dynamic
     Ok(total)
 }
 
+/// The longest duration a flag or setting accepts: beyond it, timers and dates overflow.
+pub const MAX_FLAG_SECONDS: f64 = 100.0 * 365.25 * DAY;
+
+/// A duration as the command line writes it: with units (`250ms`, `36h`), or a bare number
+/// read in `bare_unit` (the option's historical unit). Returns the seconds and whether the
+/// number was bare, so that the caller can note that spelling as deprecated. At most
+/// [`MAX_FLAG_SECONDS`].
+pub fn parse_flag_duration(text: &str, bare_unit: f64) -> Result<(f64, bool), String> {
+    let (seconds, bare) = match parse_duration(text, None) {
+        Ok(seconds) => (seconds, false),
+        Err(with_unit) => {
+            let bare: f64 = text.trim().parse().map_err(|_| with_unit.to_string())?;
+            if !(bare.is_finite() && bare >= 0.0) {
+                return Err(format!(
+                    "'{text}' is not a duration like 250ms, 2s, 36h or 2w"
+                ));
+            }
+            (bare * bare_unit, true)
+        }
+    };
+    if seconds > MAX_FLAG_SECONDS {
+        return Err(format!("'{text}' is longer than 100 years"));
+    }
+    Ok((seconds, bare))
+}
+
 /// Formats seconds in the largest unit among days, hours, minutes and seconds that the value
 /// reaches, with at most two decimals and no trailing zeros: `8.58d`, `7d`, `12h`, `1.5h`,
 /// `30m`, `0.25s`. Infinite values print as `inf`.
@@ -119,6 +145,21 @@ pub fn format_number(value: f64, decimals: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flag_durations_say_whether_the_number_was_bare() {
+        assert_eq!(parse_flag_duration("250ms", 1.0), Ok((0.25, false)));
+        assert_eq!(parse_flag_duration("7", DAY), Ok((7.0 * DAY, true)));
+        assert_eq!(
+            parse_flag_duration("-1", 1.0),
+            Err("'-1' is not a duration like 250ms, 2s, 36h or 2w".to_string())
+        );
+        assert_eq!(
+            parse_flag_duration("1e30", 1.0),
+            Err("'1e30' is longer than 100 years".to_string())
+        );
+        assert!(parse_flag_duration("5 parsecs", 1.0).is_err());
+    }
 
     #[test]
     fn parses_units_and_sums() {

@@ -49,7 +49,7 @@ pub use archive_stats::{
 };
 
 pub use currency::{Bandwidth, bandwidth, currency_probability, page_currency, reindexing_period};
-pub use duration::{format_duration, parse_duration};
+pub use duration::{format_duration, parse_duration, parse_flag_duration};
 pub use estimators::{
     ChangeEstimates, Interval, LastModified, LastModifiedEstimate, RateEstimate, Visit, ages,
     bias_reduced_rate, bias_reduced_ratio, irregular_rate_mle, last_modified_rate, naive_rate,
