@@ -1437,17 +1437,9 @@ impl Crawler {
             return;
         };
         let surplus = shared.held.len().saturating_sub(share);
-        // The PLDs with the least work queued go first: a PLD with a long queue is the
-        // crawl's critical path (its delay bounds the crawl), and handing it over costs it
-        // a cool-down and a claim on the other node.
-        let mut spare: Vec<PldId> = shared
-            .held
-            .iter()
-            .copied()
-            .filter(|&id| !self.frontier.pld_busy(id))
-            .collect();
-        spare.sort_by_key(|&id| self.frontier.pld_queued(id));
-        spare.truncate(surplus);
+        let spare = self
+            .frontier
+            .plds_to_hand_over(shared.held.iter().copied(), surplus);
         for id in spare {
             self.frontier.drop_pld(id);
         }

@@ -325,10 +325,25 @@ impl Frontier {
         self.plds[pld_id as usize].busy
     }
 
-    /// How many URLs of a PLD are queued (this round and the next).
-    pub fn pld_queued(&self, pld_id: PldId) -> usize {
-        let pld = &self.plds[pld_id as usize];
-        pld.current.len() + pld.next.len()
+    /// Of `held`, up to `count` PLDs to hand over to other nodes: none with a request in
+    /// flight, those with the least work queued first. A PLD with a long queue is the
+    /// crawl's critical path (its delay bounds the crawl), and handing it over costs it a
+    /// cool-down and a claim on the other node.
+    pub fn plds_to_hand_over(
+        &self,
+        held: impl IntoIterator<Item = PldId>,
+        count: usize,
+    ) -> Vec<PldId> {
+        let mut spare: Vec<PldId> = held
+            .into_iter()
+            .filter(|&id| !self.plds[id as usize].busy)
+            .collect();
+        spare.sort_by_key(|&id| {
+            let pld = &self.plds[id as usize];
+            pld.current.len() + pld.next.len()
+        });
+        spare.truncate(count);
+        spare
     }
 
     /// Takes every queued URL of a PLD out of the queues, marked
@@ -699,6 +714,39 @@ mod tests {
         assert_eq!(frontier.active_plds(), 1);
         assert!(frontier.advance_round());
         assert_eq!(frontier.active_plds(), 2);
+    }
+
+    #[test]
+    fn plds_handed_over_are_those_with_the_least_work_and_none_in_flight() {
+        let mut frontier = Frontier::new(0, Duration::ZERO);
+        for (pld, urls) in [("big.example", 6), ("busy.example", 1), ("mid.example", 3)] {
+            for i in 0..urls {
+                frontier.add(link(&format!("http://{pld}/{i}"), pld, 0));
+            }
+        }
+        frontier.add(link("http://small.example/1", "small.example", 1));
+        let busy = frontier.find_pld("busy.example").unwrap();
+        frontier.take(busy).unwrap();
+        let held: Vec<PldId> = [
+            "big.example",
+            "busy.example",
+            "mid.example",
+            "small.example",
+        ]
+        .iter()
+        .map(|name| frontier.find_pld(name).unwrap())
+        .collect();
+        let names = |ids: Vec<PldId>| -> Vec<&str> {
+            ids.into_iter().map(|id| frontier.pld_name(id)).collect()
+        };
+        assert_eq!(
+            names(frontier.plds_to_hand_over(held.clone(), 2)),
+            ["small.example", "mid.example"]
+        );
+        assert_eq!(
+            names(frontier.plds_to_hand_over(held, 9)),
+            ["small.example", "mid.example", "big.example"]
+        );
     }
 
     #[test]
