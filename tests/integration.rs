@@ -58,6 +58,7 @@ mod plan_currency;
 mod plan_nodes;
 mod pywb_replay;
 mod query_vs_pywb;
+mod rdf_strict;
 mod read_only;
 mod recover_lock;
 mod replay_archive;

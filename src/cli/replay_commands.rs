@@ -9,12 +9,12 @@ use clap::Args;
 use super::RootsArg;
 use super::{flags, output};
 use ldwarc_core::replay::{
-    DocumentChange, DocumentDiff, Pick, ReplayArchive, ReplayDate, Scope, SnapshotFormat,
+    Document, DocumentChange, DocumentDiff, Pick, ReplayArchive, ReplayDate, Scope, SnapshotFormat,
     diff_dataset, history, snapshot,
 };
 use ldwarc_rdf::{
     DiffFormat, EmbeddedSyntaxes, Graph, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax,
-    choose_syntaxes, diff, parse_graph, write_graph,
+    choose_syntaxes, diff, mislabelled, parse_graph, write_graph,
 };
 
 impl RootsArg {
@@ -239,6 +239,7 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
     }
     let document = archive.document_of(resolution)?;
     report_parse(&document.parsed, document.url());
+    report_mislabelled(&document);
     let format = args
         .format
         .unwrap_or(if document.parsed.graph.has_named_graphs() {
@@ -269,6 +270,15 @@ fn file_of(archive: &ReplayArchive, filename: &str) -> String {
         format!("warc/{filename}")
     } else {
         format!("{}/warc/{filename}", archive.root_of(filename).display())
+    }
+}
+
+/// A document read by a fallback syntax (N-Triples that is really Turtle) is replayed, as
+/// real servers mislabel documents, but never silently.
+fn report_mislabelled(document: &Document) {
+    let content_type = document.response.head.header("content-type");
+    if let Some(note) = mislabelled(content_type, document.parsed.syntax) {
+        eprintln!("ldwarc: warning: {}: {note}", document.url());
     }
 }
 
