@@ -59,6 +59,7 @@ mod plan_nodes;
 mod pywb_replay;
 mod query_vs_pywb;
 mod rdf_strict;
+mod rdf_xml_literals;
 mod read_only;
 mod recover_lock;
 mod replay_archive;

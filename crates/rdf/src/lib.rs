@@ -20,6 +20,7 @@ mod links;
 mod parse;
 mod serialize;
 mod syntax;
+mod xml_c14n;
 
 pub use canon::{
     BlankStructures, CanonError, Canonicalizer, FormMethod, GraphHash, HashMethod, StructureForm,
@@ -42,3 +43,4 @@ pub use syntax::{
     DEFAULT_ACCEPT, SNIFF_LEN, Syntax, UnknownSyntax, choose_syntaxes, mislabelled, sniff,
     strict_syntax,
 };
+pub use xml_c14n::canonical_xml_literal;
