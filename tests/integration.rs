@@ -71,6 +71,7 @@ mod serve_memento;
 mod serve_negotiation;
 mod serve_pages;
 mod serve_public;
+mod serve_timeouts;
 mod serve_twins;
 mod serve_vs_pywb;
 mod simulate;

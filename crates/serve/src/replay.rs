@@ -327,6 +327,11 @@ fn negotiated(
         }
         Err(error) => return text_response(StatusCode::BAD_GATEWAY, &format!("{error}\n")),
     };
+    // Nobody waits for a page or a serialisation of this graph any more.
+    if super::abandon::abandoned() {
+        tracing::info!(url = %capture.url, "memento stopped: its answer was given up");
+        return super::too_slow(state.limits.request_time);
+    }
     let not_graph = not_a_graph(&parsed, archived.head.header("content-type"));
     // A person sees a broken document's statements with the error said; a program is
     // served it as archived, never as a graph it is not (or only part of).
