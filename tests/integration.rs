@@ -44,6 +44,7 @@ mod index_revisits;
 mod interop_pywb_sample;
 mod interop_wget;
 mod interop_writer;
+mod jsonld_contexts;
 mod logging_progress;
 mod ls_parallel;
 mod man_pages;

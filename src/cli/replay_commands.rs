@@ -13,8 +13,8 @@ use ldwarc_core::replay::{
     diff_dataset, history, snapshot,
 };
 use ldwarc_rdf::{
-    DiffFormat, EmbeddedSyntaxes, Graph, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax,
-    choose_syntaxes, diff, mislabelled, parse_graph, write_graph,
+    DiffFormat, EmbeddedSyntaxes, Graph, OutputFormat, SNIFF_LEN, Syntax, choose_syntaxes, diff,
+    mislabelled, parse_graph, write_graph,
 };
 
 impl RootsArg {
@@ -238,7 +238,7 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
         return Ok(0);
     }
     let document = archive.document_of(resolution)?;
-    report_parse(&document.parsed, document.url());
+    report_parse(&archive, &document);
     report_mislabelled(&document);
     let format = args
         .format
@@ -282,7 +282,8 @@ fn report_mislabelled(document: &Document) {
     }
 }
 
-fn report_parse(parsed: &ParsedGraph, url: &str) {
+fn report_parse(archive: &ReplayArchive, document: &Document) {
+    let (parsed, url) = (&document.parsed, document.url());
     if let Some(error) = &parsed.error {
         eprintln!(
             "ldwarc: warning: {url}: partial graph ({} statements before: {error})",
@@ -290,8 +291,9 @@ fn report_parse(parsed: &ParsedGraph, url: &str) {
         );
     }
     for context in &parsed.missing_contexts {
+        let trouble = archive.context_trouble(context, &document.resolution.capture);
         eprintln!(
-            "ldwarc: warning: {url}: JSON-LD context {context} is not in the archive; terms it defines were dropped"
+            "ldwarc: warning: {url}: JSON-LD context {context} {trouble}; terms it defines were dropped"
         );
     }
 }
@@ -544,7 +546,7 @@ fn diff_captures(args: &DiffArgs) -> io::Result<bool> {
             file_of(&archive, &capture.filename),
             capture.offset
         );
-        report_parse(&document.parsed, document.url());
+        report_parse(&archive, document);
     }
     print_graph_diff(&old.parsed.graph, &new.parsed.graph, args)
 }

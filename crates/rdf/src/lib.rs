@@ -16,6 +16,7 @@ mod diff;
 mod graph;
 mod html;
 mod jsonld;
+mod jsonld_ids;
 mod links;
 mod parse;
 mod serialize;
@@ -36,7 +37,7 @@ pub use html::{
     EmbeddedReport, EmbeddedSyntaxes, MicrodataRegistry, PageOptions, RdfaGraph, charset_parameter,
     parse_page, parse_page_with,
 };
-pub use jsonld::{BundledContexts, ContextSource, NoContexts};
+pub use jsonld::{BundledContexts, ContextSource, NoContexts, context_problem};
 pub use links::{DEFAULT_MAX_LINKS, Extracted, LinkOptions, RdfError, extract_links};
 pub use serialize::{OutputFormat, SerializeError, write_graph};
 pub use syntax::{
