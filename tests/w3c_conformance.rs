@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use ldwarc_rdf::{NoContexts, Syntax, canonical_hash, parse_graph};
+use ldwarc_rdf::{NoContexts, Syntax, canonical_hash, canonical_xml_literal, parse_graph};
 use serde_json::Value;
 
 use crate::common::{ldwarc, manifest_dir, run, venv_bin};
@@ -46,6 +46,79 @@ fn conformance_dir() -> PathBuf {
         dir.display()
     );
     dir
+}
+
+const XML_LITERAL_SUFFIX: &str = "^^<http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral>";
+
+/// The suite's ASK queries with their `rdf:XMLLiteral` values exclusive-canonicalised: the
+/// suite only asks for a graph equivalent to the expected one ("Some parsers may generate
+/// XML Literals that differ from the ones shown below", 0196), and an XML literal's value is
+/// its canonical form, which is what the parser produces; the queries spell some of them in
+/// another attribute order (0198). Only short `"..."` strings hold markup in the suite.
+fn canonical_xml_literals(query: &str) -> String {
+    let mut out = String::with_capacity(query.len());
+    let mut rest = query;
+    while let Some(end) = rest.find(XML_LITERAL_SUFFIX) {
+        let (before, after) = rest.split_at(end);
+        match short_string_start(before) {
+            Some(start) => {
+                let lexical = sparql_unescape(&before[start + 1..before.len() - 1]);
+                let canonical = canonical_xml_literal(&lexical).unwrap_or(lexical);
+                out.push_str(&before[..start]);
+                out.push('"');
+                let escaped = canonical.replace('\\', "\\\\").replace('"', "\\\"");
+                out.push_str(&escaped.replace('\n', "\\n").replace('\r', "\\r"));
+                out.push('"');
+            }
+            None => out.push_str(before),
+        }
+        out.push_str(XML_LITERAL_SUFFIX);
+        rest = &after[XML_LITERAL_SUFFIX.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where the short string literal that `text` ends with opens, if it ends with one.
+fn short_string_start(text: &str) -> Option<usize> {
+    if !text.ends_with('"') || text.ends_with("\"\"\"") {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut index = bytes.len() - 1;
+    while index > 0 {
+        index -= 1;
+        let escaped = bytes[..index]
+            .iter()
+            .rev()
+            .take_while(|b| **b == b'\\')
+            .count()
+            % 2
+            == 1;
+        if bytes[index] == b'"' && !escaped {
+            return Some(index);
+        }
+    }
+    None
+}
+
+fn sparql_unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
 }
 
 /// One RDFa test of one suite.
@@ -174,8 +247,11 @@ fn rdfa_test_suite_ask_queries() {
         }
         let data = work.path().join(format!("{index}.nq"));
         std::fs::write(&data, &output.stdout).unwrap();
+        let query = work.path().join(format!("{index}.sparql"));
+        let text = std::fs::read_to_string(&case.query).unwrap();
+        std::fs::write(&query, canonical_xml_literals(&text)).unwrap();
         ask_jobs.push(serde_json::json!({
-            "id": index.to_string(), "data": data, "query": case.query,
+            "id": index.to_string(), "data": data, "query": query,
         }));
     }
     let jobs_file = work.path().join("jobs.json");

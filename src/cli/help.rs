@@ -188,7 +188,7 @@ pub fn sections(path: &str) -> Option<Sections> {
             environment: none,
             files: &[(
                 "FILE",
-                "an RDF document or an HTML/XHTML page; - for standard input",
+                "an RDF document or an HTML/XHTML page; - for standard input (.nt and .nq files are read strictly: a line that is only Turtle is an error)",
             )],
         },
         "recover" => Sections {

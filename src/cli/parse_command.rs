@@ -7,9 +7,9 @@ use clap::Args;
 
 use super::output;
 use ldwarc_rdf::{
-    ContextSource, EmbeddedSyntaxes, Graph, MicrodataRegistry, OutputFormat, PageOptions,
-    ParsedGraph, RdfaGraph, SNIFF_LEN, Syntax, charset_parameter, choose_syntaxes, parse_graph,
-    parse_page_with, write_graph,
+    ContextSource, EmbeddedSyntaxes, Graph, MicrodataRegistry, NoContexts, OutputFormat,
+    PageOptions, ParsedGraph, RdfError, RdfaGraph, SNIFF_LEN, Syntax, charset_parameter,
+    choose_syntaxes, parse_graph, parse_page_with, strict_syntax, write_graph,
 };
 
 /// Arguments of `ldwarc parse`.
@@ -137,11 +137,14 @@ fn parse_file(
         .media_type
         .clone()
         .or_else(|| media_type_of(Path::new(file)).map(str::to_string));
+    let unreadable = |e: String| io::Error::new(io::ErrorKind::InvalidData, format!("{file}: {e}"));
+    if let Some(strict) = content_type.as_deref().and_then(strict_syntax) {
+        return parse_strict(&bytes, strict, &base, file);
+    }
     let syntaxes = choose_syntaxes(
         content_type.as_deref(),
         &bytes[..bytes.len().min(SNIFF_LEN)],
     );
-    let unreadable = |e: String| io::Error::new(io::ErrorKind::InvalidData, format!("{file}: {e}"));
     match syntaxes.first() {
         // Asked for explicitly, a page without data is an empty graph (with a warning), not
         // an error as it is for the archive, where such a page is no RDF document.
@@ -166,6 +169,37 @@ fn parse_file(
         _ => {
             parse_graph(&bytes, &syntaxes, &base, documents).map_err(|e| unreadable(e.to_string()))
         }
+    }
+}
+
+/// A document declared N-Triples or N-Quads is read as exactly that: no Turtle fallback, and
+/// a document that does not parse to its end is an error naming the file and line, not a
+/// partial graph (a negative N-Triples test is often valid Turtle).
+fn parse_strict(bytes: &[u8], syntax: Syntax, base: &str, file: &str) -> io::Result<ParsedGraph> {
+    let name = match syntax {
+        Syntax::NQuads => "N-Quads",
+        _ => "N-Triples",
+    };
+    let invalid = |detail: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{file}: not valid {name}: {detail}"),
+        )
+    };
+    match parse_graph(bytes, &[syntax], base, &NoContexts) {
+        Ok(parsed) => match &parsed.error {
+            Some(error) => Err(invalid(error)),
+            None => Ok(parsed),
+        },
+        Err(RdfError::Unparseable { detail, .. }) => {
+            let prefix = format!("as {} (", syntax.media_type());
+            let detail = detail
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(')'))
+                .unwrap_or(&detail);
+            Err(invalid(detail))
+        }
+        Err(error) => Err(invalid(&error.to_string())),
     }
 }
 

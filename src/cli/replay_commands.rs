@@ -9,12 +9,12 @@ use clap::Args;
 use super::RootsArg;
 use super::{flags, output};
 use ldwarc_core::replay::{
-    DocumentChange, DocumentDiff, Pick, ReplayArchive, ReplayDate, Scope, SnapshotFormat,
+    Document, DocumentChange, DocumentDiff, Pick, ReplayArchive, ReplayDate, Scope, SnapshotFormat,
     diff_dataset, history, snapshot,
 };
 use ldwarc_rdf::{
-    DiffFormat, EmbeddedSyntaxes, Graph, OutputFormat, ParsedGraph, SNIFF_LEN, Syntax,
-    choose_syntaxes, diff, parse_graph, write_graph,
+    DiffFormat, EmbeddedSyntaxes, Graph, OutputFormat, SNIFF_LEN, Syntax, choose_syntaxes, diff,
+    mislabelled, parse_graph, write_graph,
 };
 
 impl RootsArg {
@@ -238,7 +238,8 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
         return Ok(0);
     }
     let document = archive.document_of(resolution)?;
-    report_parse(&document.parsed, document.url());
+    report_parse(&archive, &document);
+    report_mislabelled(&document);
     let format = args
         .format
         .unwrap_or(if document.parsed.graph.has_named_graphs() {
@@ -272,7 +273,17 @@ fn file_of(archive: &ReplayArchive, filename: &str) -> String {
     }
 }
 
-fn report_parse(parsed: &ParsedGraph, url: &str) {
+/// A document read by a fallback syntax (N-Triples that is really Turtle) is replayed, as
+/// real servers mislabel documents, but never silently.
+fn report_mislabelled(document: &Document) {
+    let content_type = document.response.head.header("content-type");
+    if let Some(note) = mislabelled(content_type, document.parsed.syntax) {
+        eprintln!("ldwarc: warning: {}: {note}", document.url());
+    }
+}
+
+fn report_parse(archive: &ReplayArchive, document: &Document) {
+    let (parsed, url) = (&document.parsed, document.url());
     if let Some(error) = &parsed.error {
         eprintln!(
             "ldwarc: warning: {url}: partial graph ({} statements before: {error})",
@@ -280,8 +291,9 @@ fn report_parse(parsed: &ParsedGraph, url: &str) {
         );
     }
     for context in &parsed.missing_contexts {
+        let trouble = archive.context_trouble(context, &document.resolution.capture);
         eprintln!(
-            "ldwarc: warning: {url}: JSON-LD context {context} is not in the archive; terms it defines were dropped"
+            "ldwarc: warning: {url}: JSON-LD context {context} {trouble}; terms it defines were dropped"
         );
     }
 }
@@ -534,7 +546,7 @@ fn diff_captures(args: &DiffArgs) -> io::Result<bool> {
             file_of(&archive, &capture.filename),
             capture.offset
         );
-        report_parse(&document.parsed, document.url());
+        report_parse(&archive, document);
     }
     print_graph_diff(&old.parsed.graph, &new.parsed.graph, args)
 }

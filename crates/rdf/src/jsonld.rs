@@ -119,6 +119,8 @@ pub(crate) fn parse_json_ld(
             );
         }
     };
+    let rewritten = super::jsonld_ids::without_keyword_like_ids(text);
+    let text = rewritten.as_deref().unwrap_or(text);
     // Contexts are looked up here, on the caller's thread, so `ContextSource` need not be Sync.
     let preloaded = preload_contexts(text, base, contexts);
     let shared = Arc::new(SharedContexts::new(preloaded.documents));
@@ -144,7 +146,11 @@ fn expand(
     let parser = JsonLdParser::new_with_options(options);
     match block_on(parser.async_parse_str(text)) {
         Some(mut quads) => quads
-            .for_each_quad(|quad| sink(&quad))
+            .for_each_quad(|quad| {
+                if !super::jsonld_ids::mentions_ignored(&quad) {
+                    sink(&quad);
+                }
+            })
             .map_err(|err| describe_error(&err, text)),
         None => Err("JSON-LD processing did not complete".to_string()),
     }
@@ -208,13 +214,32 @@ fn usable_context(url: &str, contexts: &dyn ContextSource) -> Option<(String, Va
     let bytes = contexts
         .context(url)
         .or_else(|| BundledContexts.context(url))?;
-    let text = String::from_utf8(bytes).ok()?;
-    nesting_exceeds(text.as_bytes(), MAX_JSON_DEPTH)
-        .is_none()
-        .then_some(())?;
-    let value: Value = serde_json::from_str(&text).ok()?;
-    value.get("@context")?;
-    Some((text, value))
+    read_context(bytes).ok()
+}
+
+/// A context document's text and JSON, or why it cannot serve as one.
+fn read_context(bytes: Vec<u8>) -> Result<(String, Value), String> {
+    let text = String::from_utf8(bytes).map_err(|err| {
+        let valid = err.utf8_error().valid_up_to();
+        format!("not UTF-8 (invalid byte at offset {valid})")
+    })?;
+    if let Some(offset) = nesting_exceeds(text.as_bytes(), MAX_JSON_DEPTH) {
+        return Err(format!(
+            "JSON nested deeper than {MAX_JSON_DEPTH} levels at byte {offset}"
+        ));
+    }
+    let value: Value = serde_json::from_str(&text).map_err(|err| format!("not JSON: {err}"))?;
+    if value.get("@context").is_none() {
+        return Err("JSON without an @context member".to_string());
+    }
+    Ok((text, value))
+}
+
+/// Why a copy of a remote JSON-LD context cannot be used (`not JSON: …`, `not UTF-8 …`,
+/// `JSON without an @context member`), or `None` when it can: the same test the parser
+/// applies before it treats a context as missing.
+pub fn context_problem(bytes: &[u8]) -> Option<String> {
+    read_context(bytes.to_vec()).err()
 }
 
 /// Every remote context reference in a JSON value, resolved against `base`: string values of

@@ -16,10 +16,12 @@ mod diff;
 mod graph;
 mod html;
 mod jsonld;
+mod jsonld_ids;
 mod links;
 mod parse;
 mod serialize;
 mod syntax;
+mod xml_c14n;
 
 pub use canon::{
     BlankStructures, CanonError, Canonicalizer, FormMethod, GraphHash, HashMethod, StructureForm,
@@ -35,7 +37,11 @@ pub use html::{
     EmbeddedReport, EmbeddedSyntaxes, MicrodataRegistry, PageOptions, RdfaGraph, charset_parameter,
     parse_page, parse_page_with,
 };
-pub use jsonld::{BundledContexts, ContextSource, NoContexts};
+pub use jsonld::{BundledContexts, ContextSource, NoContexts, context_problem};
 pub use links::{DEFAULT_MAX_LINKS, Extracted, LinkOptions, RdfError, extract_links};
 pub use serialize::{OutputFormat, SerializeError, write_graph};
-pub use syntax::{DEFAULT_ACCEPT, SNIFF_LEN, Syntax, UnknownSyntax, choose_syntaxes, sniff};
+pub use syntax::{
+    DEFAULT_ACCEPT, SNIFF_LEN, Syntax, UnknownSyntax, choose_syntaxes, mislabelled, sniff,
+    strict_syntax,
+};
+pub use xml_c14n::canonical_xml_literal;

@@ -2,10 +2,11 @@
 //! [`StatementSink`]: the single place where sophia's parsers are driven, shared by link
 //! extraction and graph building.
 
+use sophia::api::MownStr;
 use sophia::api::parser::{QuadParser, TripleParser};
 use sophia::api::quad::Quad;
 use sophia::api::source::{QuadSource, TripleSource};
-use sophia::api::term::Term;
+use sophia::api::term::{IriRef, SimpleTerm, Term};
 use sophia::api::triple::Triple;
 use sophia::iri::Iri;
 use sophia::iri::resolve::BaseIriRef;
@@ -16,6 +17,8 @@ use sophia::xml::parser::RdfXmlParser;
 use super::html::{self, EmbeddedReport, MicrodataRegistry};
 use super::jsonld::{self, ContextSource};
 use super::syntax::Syntax;
+
+const RDF_XML_LITERAL: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral";
 
 /// Receives the statements of a document as the parser produces them.
 pub(crate) trait StatementSink: Send {
@@ -79,7 +82,12 @@ pub(crate) fn parse_statements<S: StatementSink>(
             };
             let mut source = parser.parse(body);
             source
-                .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
+                .for_each_triple(|t| match canonical_xml_literal(&t.o()) {
+                    Some(literal) => {
+                        sink.statement(t.s().as_simple(), t.p().as_simple(), literal, None);
+                    }
+                    None => sink.statement(t.s(), t.p(), t.o(), None),
+                })
                 .map_err(|err| one_line(&err.to_string()))
         }
         Syntax::JsonLd => match std::str::from_utf8(body) {
@@ -117,6 +125,21 @@ pub(crate) fn parse_statements<S: StatementSink>(
         result,
         embedded,
     }
+}
+
+/// An `rdf:XMLLiteral` object with its lexical form exclusive-canonicalised (the RDF/XML
+/// parser writes `parseType="Literal"` content as it reads it); `None` for other terms.
+fn canonical_xml_literal<T: Term>(object: &T) -> Option<SimpleTerm<'static>> {
+    let datatype = object.datatype()?;
+    if datatype.as_str() != RDF_XML_LITERAL {
+        return None;
+    }
+    let lexical = object.lexical_form()?;
+    let canonical = crate::xml_c14n::canonical_xml_literal(&lexical)?;
+    Some(SimpleTerm::LiteralDatatype(
+        MownStr::from(canonical),
+        IriRef::new_unchecked(MownStr::from(RDF_XML_LITERAL)),
+    ))
 }
 
 fn turtle_base(base: &str) -> Option<BaseIriRef<Box<str>>> {

@@ -587,6 +587,30 @@ pub fn choose_syntaxes(content_type: Option<&str>, prefix: &[u8]) -> Vec<Syntax>
     syntaxes
 }
 
+/// The line-based syntax a `Content-Type` declares, for readers that must not fall back:
+/// N-Triples and N-Quads are strict subsets of Turtle and TriG, so a document declared as one
+/// of them that only parses as Turtle is not what it says it is.
+pub fn strict_syntax(content_type: &str) -> Option<Syntax> {
+    Syntax::from_media_type(content_type)
+        .filter(|syntax| matches!(syntax, Syntax::NTriples | Syntax::NQuads))
+}
+
+/// Why a document read by [`choose_syntaxes`]' fallbacks is not what its `Content-Type`
+/// declares, if it is not: declared as one RDF syntax, it parsed as another (N-Triples that is
+/// really Turtle, say). Generic XML and page labels declare nothing specific.
+pub fn mislabelled(content_type: Option<&str>, parsed: Syntax) -> Option<String> {
+    let value = content_type?;
+    let declared = Syntax::from_media_type(value)?;
+    if declared == parsed || declared.is_page() || is_generic_xml(value) {
+        return None;
+    }
+    Some(format!(
+        "declared {} but is not; read as {}",
+        declared.media_type(),
+        parsed.media_type()
+    ))
+}
+
 fn push_unique(syntaxes: &mut Vec<Syntax>, syntax: Syntax) {
     if !syntaxes.contains(&syntax) {
         syntaxes.push(syntax);
@@ -596,6 +620,30 @@ fn push_unique(syntaxes: &mut Vec<Syntax>, syntax: Syntax) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_line_syntaxes_are_strict_and_mislabelling_is_named() {
+        assert_eq!(
+            strict_syntax("application/n-triples"),
+            Some(Syntax::NTriples)
+        );
+        assert_eq!(
+            strict_syntax("application/n-quads; charset=utf-8"),
+            Some(Syntax::NQuads)
+        );
+        assert_eq!(strict_syntax("text/turtle"), None);
+        assert_eq!(
+            mislabelled(Some("application/n-triples"), Syntax::Turtle).as_deref(),
+            Some("declared application/n-triples but is not; read as text/turtle")
+        );
+        assert_eq!(
+            mislabelled(Some("application/n-triples"), Syntax::NTriples),
+            None
+        );
+        assert_eq!(mislabelled(Some("application/xml"), Syntax::RdfXml), None);
+        assert_eq!(mislabelled(Some("text/html"), Syntax::Turtle), None);
+        assert_eq!(mislabelled(None, Syntax::Turtle), None);
+    }
 
     #[test]
     fn media_types_round_trip_and_aliases() {

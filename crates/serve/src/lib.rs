@@ -19,6 +19,7 @@
 
 #![warn(missing_docs)]
 
+mod abandon;
 mod budget;
 mod cdx;
 mod limits;
@@ -286,8 +287,11 @@ pub(crate) async fn blocking(
     };
     let state = state.clone();
     let limit = state.limits.request_time;
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Dropped when this wait ends, however: an answer given up abandons its work.
+    let _abandon = abandon::AbandonOnDrop(Arc::clone(&flag));
     let task = tokio::task::spawn_blocking(move || {
-        let answer = work(&state);
+        let answer = abandon::with_flag(flag, || work(&state));
         drop(reservation);
         answer
     });
@@ -308,14 +312,20 @@ pub(crate) fn inline(state: &State, work: impl FnOnce(&AppState) -> Response) ->
 }
 
 /// The answer to a request that computed longer than the time limit.
+/// Like the budget's refusals it carries `Retry-After`: the server is busy, not broken.
 pub(crate) fn too_slow(limit: Duration) -> Response {
-    text_response(
+    let mut response = text_response(
         StatusCode::SERVICE_UNAVAILABLE,
         &format!(
             "the request took longer than {} s; narrow the query\n",
-            limit.as_secs()
+            limit.as_secs_f64()
         ),
-    )
+    );
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        axum::http::HeaderValue::from(budget::RETRY_AFTER_SECONDS),
+    );
+    response
 }
 
 /// A plain-text response.

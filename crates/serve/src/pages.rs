@@ -15,7 +15,7 @@ use ldwarc_core::archive::pay_level_domain;
 use ldwarc_core::index::Capture;
 use ldwarc_core::index::query::{CdxQuery, MatchType, run_query};
 use ldwarc_core::replay::{
-    ArchivedResponse, HistoryChange, Pick, ReplayDate, history, is_replayable,
+    ArchivedResponse, HistoryChange, Pick, ReplayDate, history_until, is_replayable,
 };
 use ldwarc_rdf::{OutputFormat, ParsedGraph, diff as graph_diff};
 
@@ -213,10 +213,18 @@ struct TimelineRow<'a> {
 }
 
 fn timeline_page(state: &AppState, url: &str) -> Response {
-    let entries = match history(&state.archive, url) {
+    let entries = match history_until(&state.archive, url, &super::abandon::abandoned) {
         Ok(entries) => entries,
         Err(error) => return error_page(StatusCode::NOT_FOUND, &error.to_string()),
     };
+    if super::abandon::abandoned() {
+        tracing::info!(
+            url,
+            captures_read = entries.len(),
+            "timeline stopped: its answer was given up"
+        );
+        return super::too_slow(state.limits.request_time);
+    }
     let mut rows = Vec::new();
     let mut changes = 0;
     let mut previous_graph: Option<String> = None;

@@ -18,7 +18,7 @@ use ldwarc_core::replay::{
     ArchivedResponse, MAX_PAYLOAD_BYTES, Pick, ReplayDate, ReplayError, pick_capture,
     read_response, redirect_target,
 };
-use ldwarc_rdf::{OutputFormat, ParsedGraph, Syntax, decode_content, write_graph};
+use ldwarc_rdf::{OutputFormat, ParsedGraph, Syntax, decode_content, mislabelled, write_graph};
 
 use super::memento::{
     BAD_ACCEPT_DATETIME, MementoSet, accept_ranges, archived_url, asked_datetime, http_date,
@@ -327,6 +327,11 @@ fn negotiated(
         }
         Err(error) => return text_response(StatusCode::BAD_GATEWAY, &format!("{error}\n")),
     };
+    // Nobody waits for a page or a serialisation of this graph any more.
+    if super::abandon::abandoned() {
+        tracing::info!(url = %capture.url, "memento stopped: its answer was given up");
+        return super::too_slow(state.limits.request_time);
+    }
     let not_graph = not_a_graph(&parsed, archived.head.header("content-type"));
     // A person sees a broken document's statements with the error said; a program is
     // served it as archived, never as a graph it is not (or only part of).
@@ -339,6 +344,8 @@ fn negotiated(
         insert(&mut response, header::VARY, "accept");
         return response;
     }
+    // Served as what it really is, but a mislabelled capture says so.
+    let note = mislabelled(archived.head.header("content-type"), parsed.syntax);
     if html {
         // A 304 revisit's page shows the exchange archived, not only its original's.
         let revisit = (capture.record_type == "revisit" && capture.status == Some(304))
@@ -351,6 +358,9 @@ fn negotiated(
             page.into_bytes(),
         );
         insert(&mut response, header::VARY, "accept");
+        if let Some(note) = &note {
+            insert(&mut response, HeaderName::from_static(RDF_WARNING), note);
+        }
         return response;
     }
     // Named graphs are offered only in the syntaxes that keep them.
@@ -380,6 +390,9 @@ fn negotiated(
     let content_type = format!("{}; charset=utf-8", format.media_type());
     let mut response = super::response(StatusCode::OK, &content_type, body);
     insert(&mut response, header::VARY, "accept");
+    if let Some(note) = &note {
+        insert(&mut response, HeaderName::from_static(RDF_WARNING), note);
+    }
     response
 }
 
@@ -409,6 +422,10 @@ fn browsable_page(set: &MementoSet, capture: &Capture, mut archived: ArchivedRes
 
 /// The header naming why a negotiated memento was served as archived instead of as a graph.
 pub(crate) const RDF_ERROR: &str = "x-ldwarc-rdf-error";
+
+/// The header naming why a negotiated memento's graph was read in another syntax than its
+/// `Content-Type` declares (a server's mislabelling, recovered by sniffing).
+pub(crate) const RDF_WARNING: &str = "x-ldwarc-rdf-warning";
 
 /// Why a parsed capture is not served as a graph: its RDF did not parse whole (a partial
 /// graph would pass for the document), or it yielded no statement from a payload not

@@ -59,6 +59,16 @@ pub struct HistoryEntry {
 /// Every capture of `url`, oldest first, each compared with the last capture before it that
 /// had a graph. Graphs are parsed once per distinct payload digest.
 pub fn history(archive: &ReplayArchive, url: &str) -> Result<Vec<HistoryEntry>, ReplayError> {
+    history_until(archive, url, &|| false)
+}
+
+/// [`history`], ending early once `stop` says so (asked before each capture is read): the
+/// entries of the captures read until then. For servers whose answer may be given up.
+pub fn history_until(
+    archive: &ReplayArchive,
+    url: &str,
+    stop: &dyn Fn() -> bool,
+) -> Result<Vec<HistoryEntry>, ReplayError> {
     let captures = archive.captures(url)?;
     if captures.is_empty() {
         // Reuse the "never captured" error with its list of nearby URLs.
@@ -72,6 +82,9 @@ pub fn history(archive: &ReplayArchive, url: &str) -> Result<Vec<HistoryEntry>, 
     let mut previous: Option<(Option<String>, GraphHash)> = None;
     let mut entries = Vec::with_capacity(captures.len());
     for capture in captures {
+        if stop() {
+            break;
+        }
         if let Some(target) = redirect_target(&capture) {
             entries.push(HistoryEntry {
                 capture,

@@ -295,6 +295,46 @@ impl ReplayArchive {
         parse_graph_with(&body, &syntaxes, &capture.url, &contexts, &page).map_err(ReplayError::Rdf)
     }
 
+    /// Why the JSON-LD context at `url` did not serve the document captured as `document`
+    /// (it was treated as empty), as a phrase for messages: `is not in the archive`, or what
+    /// the copy that parsing used was (`was captured at … but is not JSON: …`).
+    pub fn context_trouble(&self, url: &str, document: &Capture) -> String {
+        let missing = || "is not in the archive".to_string();
+        let Some(at) = parse_wayback_timestamp(&document.timestamp) else {
+            return missing();
+        };
+        let date = ReplayDate::from_instant(at);
+        let Ok(resolution) = self
+            .resolve(url, &date, Pick::Before)
+            .or_else(|_| self.resolve(url, &date, Pick::Closest))
+        else {
+            return missing();
+        };
+        let capture = &resolution.capture;
+        let captured = parse_wayback_timestamp(&capture.timestamp).map_or_else(
+            || capture.timestamp.clone(),
+            |time| time.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        );
+        let response = match self.response(capture) {
+            Ok(response) => response,
+            Err(error) => return format!("was captured at {captured} but cannot be read: {error}"),
+        };
+        match response.head.status {
+            Some(status) if !(200..300).contains(&status) => {
+                return format!("was captured at {captured} with status {status}, not a context");
+            }
+            _ => {}
+        }
+        let problem = match decoded_payload(capture, &response) {
+            Ok(bytes) => ldwarc_rdf::context_problem(&bytes),
+            Err(error) => Some(format!("not decodable: {error}")),
+        };
+        match problem {
+            Some(problem) => format!("was captured at {captured} but is {problem}"),
+            None => format!("was captured at {captured} but could not be used"),
+        }
+    }
+
     /// Where a revisit's original payload lies: as the index resolved it, else found by the
     /// indexer's rules ([`original_in_index`]) in every root, since a node's revisit may
     /// refer to a capture another node made.

@@ -546,7 +546,9 @@ impl Processor<'_> {
         let html_literal = format!("{RDF}HTML");
         if datatype == xml_literal {
             let namespaces = self.literal_namespaces(local);
-            return Term::typed(inner_markup(element, &namespaces), datatype);
+            let markup = inner_markup(element, &namespaces);
+            let canonical = crate::xml_c14n::canonical_xml_literal(&markup).unwrap_or(markup);
+            return Term::typed(canonical, datatype);
         }
         if datatype == html_literal {
             return Term::typed(inner_markup(element, &[]), datatype);
