@@ -150,3 +150,32 @@ fn keyword_like_node_identifiers_are_ignored() {
         ]
     );
 }
+
+/// A context's `@base` that is no IRI (a space in it) loses only the statements whose IRIs
+/// needed it: the rest of the document is read, with a warning naming the value; the
+/// processor alone would refuse the whole document.
+#[test]
+fn an_invalid_base_drops_the_relative_iris_not_the_document() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("page.jsonld");
+    std::fs::write(
+        &file,
+        r#"{"@context": {"@base": "http://example.org/a b/", "name": "http://schema.org/name"},
+            "@graph": [{"@id": "relative", "name": "needs the base"},
+                       {"@id": "http://example.org/abs", "name": "absolute"},
+                       {"@id": "http://example.org/abs", "http://schema.org/knows": {"@id": "friend"}}]}"#,
+    )
+    .expect("write the document");
+    let output = run(ldwarc().arg("parse").arg(&file));
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).expect("utf-8");
+    assert_eq!(
+        stdout,
+        "<http://example.org/abs> <http://schema.org/name> \"absolute\" .\n"
+    );
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        stderr.contains(r#"JSON-LD @base "http://example.org/a b/" is not an IRI"#),
+        "{stderr}"
+    );
+}

@@ -121,6 +121,19 @@ pub(crate) fn parse_json_ld(
     };
     let rewritten = super::jsonld_ids::without_keyword_like_ids(text);
     let text = rewritten.as_deref().unwrap_or(text);
+    let rebased = super::jsonld_base::without_invalid_bases(text, base);
+    let text = match &rebased {
+        Some((text, ignored)) => {
+            for value in ignored {
+                tracing::warn!(
+                    "{base}: JSON-LD @base {value:?} is not an IRI; ignored, so statements \
+                     with IRIs relative to it are dropped"
+                );
+            }
+            text.as_str()
+        }
+        None => text,
+    };
     // Contexts are looked up here, on the caller's thread, so `ContextSource` need not be Sync.
     let preloaded = preload_contexts(text, base, contexts);
     let shared = Arc::new(SharedContexts::new(preloaded.documents));

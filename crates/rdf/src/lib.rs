@@ -16,6 +16,7 @@ mod diff;
 mod graph;
 mod html;
 mod jsonld;
+mod jsonld_base;
 mod jsonld_ids;
 mod links;
 mod parse;
