@@ -11,6 +11,7 @@
 //! `{"pages", "pageSize", "blocks"}`, counted by one scan of the range.
 
 use std::io;
+use std::ops::ControlFlow;
 
 use ldwarc_core::index::Capture;
 use ldwarc_core::index::cdxj::cdxj_line;
@@ -64,16 +65,16 @@ pub(crate) fn scan_page(
             *position += 1;
         }
     };
-    index.scan_range(start, Some(end), |capture| {
+    index.scan_range_until(start, Some(end), |capture| {
         if group.first().is_some_and(|g| g.urlkey != capture.urlkey) {
             emit(&mut group, &mut position);
         }
-        // Past the page: the rest of the range is only counted.
+        // Past the page, which is therefore not past the last: nothing more to read.
         if position >= skip.saturating_add(per_page) {
-            position += 1;
-            return;
+            return ControlFlow::Break(());
         }
         group.push(capture);
+        ControlFlow::Continue(())
     })?;
     emit(&mut group, &mut position);
     let pages = position.div_ceil(per_page);
