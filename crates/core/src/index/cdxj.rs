@@ -201,25 +201,44 @@ fn cdx_token(value: &str) -> String {
 /// non-ASCII escaped as `\uXXXX` (surrogate pairs above U+FFFF).
 pub fn push_json_string(out: &mut String, value: &str) {
     out.push('"');
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    let _ = write!(out, "\\u{unit:04x}");
-                }
-            }
-            c => out.push(c),
-        }
+    // Most values are printable ASCII with nothing to escape: copied in runs, not by char.
+    let plain = |byte: &u8| (0x20..=0x7e).contains(byte) && *byte != b'"' && *byte != b'\\';
+    let mut rest = value;
+    while !rest.is_empty() {
+        let run = rest
+            .bytes()
+            .position(|byte| !plain(&byte))
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..run]);
+        rest = &rest[run..];
+        let Some(c) = rest.chars().next() else {
+            break;
+        };
+        rest = &rest[c.len_utf8()..];
+        push_json_char(out, c);
     }
     out.push('"');
+}
+
+/// One character of a JSON string that is not printable ASCII, or `"` or `\`, escaped as
+/// cdxj-indexer (Python's `json.dumps`) writes it.
+fn push_json_char(out: &mut String, c: char) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\u{8}' => out.push_str("\\b"),
+        '\u{c}' => out.push_str("\\f"),
+        c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        }
+        c => out.push(c),
+    }
 }
 
 #[cfg(test)]
