@@ -388,25 +388,51 @@ fn politeness_bound(web: &Web) -> (usize, usize) {
     )
 }
 
+/// What one benchmark run cost the database: committed transactions and statements executed.
+struct DatabaseWork {
+    transactions: i64,
+    statements: i64,
+}
+
+/// The database's counters so far: `pg_stat_database.xact_commit`, and the calls
+/// `pg_stat_statements` counted in this database (every statement, `BEGIN` and `COMMIT`
+/// included), leaving out the benchmark's own reads of both views.
+fn database_work(client: &mut postgres::Client) -> DatabaseWork {
+    let row = client
+        .query_one(
+            "SELECT (SELECT xact_commit FROM pg_stat_database
+                     WHERE datname = current_database()),
+                    (SELECT coalesce(sum(calls), 0)::BIGINT FROM pg_stat_statements
+                     WHERE dbid = (SELECT oid FROM pg_database
+                                   WHERE datname = current_database())
+                       AND query NOT LIKE '%pg_stat_%')",
+            &[],
+        )
+        .unwrap();
+    DatabaseWork {
+        transactions: row.get(0),
+        statements: row.get(1),
+    }
+}
+
 /// One benchmark run: `nodes` nodes over a fresh database; returns (seconds, documents,
-/// committed transactions).
-fn bench_run(nodes: usize, pg: &postgres_server::PgServer, delay: f64) -> (f64, u64, i64) {
+/// the database's work).
+fn bench_run(nodes: usize, pg: &postgres_server::PgServer, delay: f64) -> (f64, u64, DatabaseWork) {
     let database = pg.fresh_database("multi_node_bench");
     let web = bench_web();
     let seeds = web.seeds.clone();
     let server = TestWebServer::start(web).unwrap();
     let roots: Vec<tempfile::TempDir> = (0..nodes).map(|_| tempfile::tempdir().unwrap()).collect();
     let mut client = postgres::Client::connect(&database, postgres::NoTls).unwrap();
-    let commits = |client: &mut postgres::Client| -> i64 {
-        client
-            .query_one(
-                "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
-                &[],
-            )
-            .unwrap()
-            .get(0)
-    };
-    let before = commits(&mut client);
+    assert!(
+        pg.has_statement_statistics(),
+        "the benchmark counts statements with pg_stat_statements, which the PostgreSQL \
+         server binaries in use lack (Debian's postgresql package ships it)"
+    );
+    client
+        .batch_execute("CREATE EXTENSION pg_stat_statements")
+        .unwrap();
+    let before = database_work(&mut client);
     let started = Instant::now();
     let spawn = |index: usize, seeds: &[String]| {
         let mut command = common::ldwarc();
@@ -441,14 +467,19 @@ fn bench_run(nodes: usize, pg: &postgres_server::PgServer, delay: f64) -> (f64, 
     let seconds = started.elapsed().as_secs_f64();
     // Statistics reach pg_stat_database within a second of each backend's last transaction.
     std::thread::sleep(Duration::from_millis(1500));
-    let after = commits(&mut client);
-    (seconds, documents, after - before - 1)
+    let after = database_work(&mut client);
+    let work = DatabaseWork {
+        // The benchmark's own read of the counters is one transaction.
+        transactions: after.transactions - before.transactions - 1,
+        statements: after.statements - before.statements,
+    };
+    (seconds, documents, work)
 }
 
 /// `benches/multi_node.sh` runs this: crawl throughput with 1, 2 and 4 nodes (processes)
 /// on a generated loopback web with latency (sizes from `LDWARC_BENCH_*`), next to the
 /// politeness bound (all documents / (biggest PLD's documents × delay)), with PostgreSQL
-/// transactions per captured URL, as a table.
+/// transactions and statements (queries) per document, as a table.
 #[test]
 #[ignore = "benchmark: run benches/multi_node.sh"]
 fn benchmark_multi_node_throughput() {
@@ -463,16 +494,20 @@ fn benchmark_multi_node_throughput() {
         web.hosts.len()
     );
     println!(
-        "| nodes | captures (robots.txt included) | seconds | documents/s | politeness bound | share of bound | PostgreSQL transactions | transactions/document |"
+        "| nodes | captures (robots.txt included) | seconds | documents/s | politeness bound | share of bound | PostgreSQL transactions | transactions/document | statements | statements/document |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for nodes in [1, 2, 4] {
-        let (seconds, captured, commits) = bench_run(nodes, &pg, delay);
+        let (seconds, captured, work) = bench_run(nodes, &pg, delay);
         let rate = documents as f64 / seconds;
+        let per_document = |count: i64| count as f64 / documents.max(1) as f64;
         println!(
-            "| {nodes} | {captured} | {seconds:.1} | {rate:.1} | {bound:.1} | {:.2} | {commits} | {:.1} |",
+            "| {nodes} | {captured} | {seconds:.1} | {rate:.1} | {bound:.1} | {:.2} | {} | {:.1} | {} | {:.1} |",
             rate / bound,
-            commits as f64 / documents.max(1) as f64
+            work.transactions,
+            per_document(work.transactions),
+            work.statements,
+            per_document(work.statements),
         );
     }
 }
