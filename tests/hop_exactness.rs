@@ -6,8 +6,8 @@
 //! fetched, with the embedded store, with PostgreSQL, and with two nodes on PostgreSQL;
 //! and with the embedded store when the shorter path turns up after `--resume`.
 
+use crate::cluster::{finished, wait_for_crawl};
 use crate::common::{self, stdout_ok};
-use crate::multi_node::{finished, wait_for_crawl};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -113,8 +113,14 @@ fn a_shorter_path_lowers_hops_and_follows_links_with_the_embedded_store() {
     let output = common::run(crawl_command(root.path(), &server).arg("http://a.example/s"));
     stdout_ok(&output, "ldwarc crawl");
     assert_fetched_once(&server, &expected);
-    let connection =
-        rusqlite::Connection::open(root.path().join("state").join("state.sqlite")).unwrap();
+    let (rows, t_fetched_at) = sqlite_rows(root.path());
+    assert_rows(rows, &expected, t_fetched_at);
+}
+
+/// The frontier rows with their hops, and the hops of `t`'s fetch in the crawl log, of the
+/// embedded store under `root`.
+fn sqlite_rows(root: &Path) -> (BTreeMap<String, u32>, u32) {
+    let connection = rusqlite::Connection::open(root.join("state").join("state.sqlite")).unwrap();
     let mut statement = connection
         .prepare("SELECT url, hops FROM frontier")
         .unwrap();
@@ -130,7 +136,7 @@ fn a_shorter_path_lowers_hops_and_follows_links_with_the_embedded_store() {
             |row| row.get(0),
         )
         .unwrap();
-    assert_rows(rows, &expected, t_fetched_at);
+    (rows, t_fetched_at)
 }
 
 /// The frontier rows with their hops, and the hops of `t`'s fetch in the crawl log.
@@ -306,22 +312,6 @@ fn a_shorter_path_found_after_a_restart_lowers_hops_and_follows_stored_links() {
         expected.keys().collect::<Vec<_>>()
     );
 
-    let connection =
-        rusqlite::Connection::open(root.path().join("state").join("state.sqlite")).unwrap();
-    let mut statement = connection
-        .prepare("SELECT url, hops FROM frontier")
-        .unwrap();
-    let rows = statement
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
-        .unwrap()
-        .collect::<Result<BTreeMap<String, u32>, _>>()
-        .unwrap();
-    let t_fetched_at = connection
-        .query_row(
-            "SELECT hops FROM fetches WHERE url = 'http://t.example/t'",
-            [],
-            |row| row.get(0),
-        )
-        .unwrap();
+    let (rows, t_fetched_at) = sqlite_rows(root.path());
     assert_rows(rows, &expected, t_fetched_at);
 }

@@ -69,16 +69,21 @@ impl StoreTransaction<'_> {
         if links.is_empty() {
             return Ok(());
         }
-        let text: String = links
-            .iter()
-            .map(|(link, kind)| format!("{kind} {link}\n"))
-            .collect();
+        let text = links_text(links);
         self.transaction
             .prepare_cached("UPDATE frontier SET links = ?3 WHERE crawl = ?1 AND url = ?2")
             .and_then(|mut statement| statement.execute(params![crawl, url, text]))
             .map_err(|e| self.wrap(e))?;
         Ok(())
     }
+}
+
+/// Links as stored, by both stores: one `L`/`R`/`X`, a space and the URL per line.
+pub(super) fn links_text(links: &[(String, char)]) -> String {
+    links
+        .iter()
+        .map(|(link, kind)| format!("{kind} {link}\n"))
+        .collect()
 }
 
 /// Stored links back as URL and kind; a line of another form (none is written) is skipped.
@@ -99,19 +104,8 @@ fn parse_links(text: &str) -> Vec<(String, char)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::enqueue_batch::tests::entry;
     use super::*;
-
-    fn entry(url: &str, hops: u32) -> FrontierEntry {
-        FrontierEntry {
-            url: url.into(),
-            hops,
-            round: hops,
-            inlinks: 1,
-            via: None,
-            path: "L".repeat(hops as usize),
-            redirects: 0,
-        }
-    }
 
     #[test]
     fn fetched_documents_come_back_with_their_links_and_lowest_hops() {
