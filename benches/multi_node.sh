@@ -1,8 +1,9 @@
 #!/bin/sh
 # Multi-node crawl throughput: 1, 2 and 4 `ldwarc crawl --state postgres://…` nodes (processes
 # on this machine) over a generated loopback test web with latency, next to the politeness
-# bound (all documents / (biggest PLD's documents × delay)), with PostgreSQL transactions per
-# captured URL (pg_stat_database.xact_commit deltas), printed as a Markdown table. Release
+# bound (all documents / (biggest PLD's documents × delay)), with PostgreSQL transactions
+# (pg_stat_database.xact_commit deltas) and statements (pg_stat_statements calls, BEGIN and
+# COMMIT included) per document, printed as a Markdown table. Release
 # build by default (PROFILE=dev for a quick debug run). Sizes: LDWARC_BENCH_PLDS (300),
 # LDWARC_BENCH_DOCS (documents of the biggest PLD, 900: some 20,000 in all),
 # LDWARC_BENCH_LATENCY_MS (20), LDWARC_BENCH_DELAY (seconds, 0.25). Needs the PostgreSQL

@@ -5,14 +5,15 @@
 //! sent them, every document within the hop limit is captured, and a URL is fetched twice
 //! only if it was in flight when its lease was taken over.
 
-use crate::common;
-use crate::multi_node::{
-    MAX_PLDS, assert_spacing, counts, finished, node, responses, setup, wait_for_crawl, warc_files,
+use crate::cluster::{
+    MAX_PLDS, assert_captured, assert_spacing, finished, requested, setup, start_three,
+    wait_until_busy,
 };
+use crate::common;
 
 use ldwarc_testweb::postgres as postgres_server;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
@@ -27,50 +28,6 @@ fn signal(pid: u32, signal: &str) {
         .status()
         .unwrap();
     assert!(status.success(), "kill -{signal} {pid} failed");
-}
-
-/// Blocks until n3 holds a PLD with work left and some fetches are logged: mid-crawl.
-fn wait_until_n3_is_busy(database: &str) {
-    let mut client = postgres::Client::connect(database, postgres::NoTls).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        assert!(Instant::now() < deadline, "n3 never fetched anything");
-        let held: i64 = client
-            .query_one(
-                "SELECT count(*) FROM pld_leases l WHERE l.holder = 'n3'
-                   AND EXISTS (SELECT 1 FROM frontier f
-                               WHERE f.crawl = l.crawl AND f.pld = l.pld AND NOT f.done)",
-                &[],
-            )
-            .unwrap()
-            .get(0);
-        let logged: i64 = client
-            .query_one("SELECT count(*) FROM fetches", &[])
-            .unwrap()
-            .get(0);
-        if held > 0 && logged >= 15 {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Starts n1 with the seeds, then n2 and n3 joining; each connects as application `nX`, so
-/// its PostgreSQL backends can be found in `pg_stat_activity`.
-fn start_three(
-    database: &str,
-    roots: &[tempfile::TempDir],
-    server: &ldwarc_testweb::TestWebServer,
-    seeds: &[String],
-) -> Vec<Child> {
-    let url = |name: &str| format!("{database}?application_name={name}");
-    let first = node(&url("n1"), "n1", roots[0].path(), server, seeds);
-    wait_for_crawl(database);
-    vec![
-        first,
-        node(&url("n2"), "n2", roots[1].path(), server, &[]),
-        node(&url("n3"), "n3", roots[2].path(), server, &[]),
-    ]
 }
 
 /// Waits for every node; returns n3's standard error.
@@ -105,22 +62,8 @@ fn assert_whole_and_polite(
 ) {
     let requests = server.requests();
     assert_spacing(&requests);
-    let mut all = Vec::new();
-    for root in roots {
-        let files = warc_files(root.path());
-        common::assert_warcs_valid(&files);
-        all.extend(responses(&files));
-    }
-    let captured = counts(&all);
-    assert_eq!(
-        &captured.keys().cloned().collect::<BTreeSet<_>>(),
-        expected,
-        "captured URLs differ from those within 2 hops"
-    );
-    let mut requested: BTreeMap<String, usize> = BTreeMap::new();
-    for request in requests.iter().filter(|r| r.path != "/robots.txt") {
-        *requested.entry(request.url()).or_default() += 1;
-    }
+    assert_captured(roots, expected);
+    let requested = requested(&requests);
     let repeated: Vec<_> = requested.iter().filter(|(_, count)| **count > 1).collect();
     assert!(requested.values().all(|count| *count <= 2), "{repeated:?}");
     // A node sends a PLD its next request only after the previous fetch's commit, so at a
@@ -153,7 +96,7 @@ fn a_node_stopped_past_its_lease_lifetime_sends_nothing_when_it_resumes() {
     let (expected, seeds, server) = setup();
     let roots: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let children = start_three(&database, &roots, &server, &seeds);
-    wait_until_n3_is_busy(&database);
+    wait_until_busy(&database, Some("n3"));
 
     let n3 = children[2].id();
     signal(n3, "STOP");
@@ -179,7 +122,7 @@ fn a_node_whose_database_hangs_stops_fetching_before_its_leases_lapse() {
     let (expected, seeds, server) = setup();
     let roots: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let children = start_three(&database, &roots, &server, &seeds);
-    wait_until_n3_is_busy(&database);
+    wait_until_busy(&database, Some("n3"));
 
     // Every backend serving n3 stops: its statements neither answer nor fail.
     let mut client = postgres::Client::connect(&database, postgres::NoTls).unwrap();
@@ -221,7 +164,7 @@ fn a_killed_nodes_committed_captures_are_indexed_by_recover() {
     let (_, seeds, server) = setup();
     let roots: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let mut children = start_three(&database, &roots, &server, &seeds);
-    wait_until_n3_is_busy(&database);
+    wait_until_busy(&database, Some("n3"));
     let mut killed = children.pop().unwrap();
     killed.kill().unwrap();
     killed.wait().unwrap();

@@ -3,8 +3,8 @@
 //! to a second node without `--join` do not start a second, impolite crawl beside a running
 //! one.
 
+use crate::cluster::{counts, finished, node, responses, setup, warc_files};
 use crate::common;
-use crate::multi_node::{counts, finished, node, responses, setup, warc_files};
 
 use ldwarc_testweb::postgres as postgres_server;
 

@@ -3,14 +3,14 @@
 //! the crawl, by the test web's request log and each node's WARC files; every document is
 //! still captured once and the per-PLD spacing holds across nodes.
 
-use crate::common;
-use crate::multi_node::{
-    assert_spacing, counts, finished, responses, setup, wait_for_crawl, warc_files,
+use crate::cluster::{
+    assert_spacing, counts, finish_three, node_command, responses, setup, start_three_with,
+    warc_files,
 };
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Child;
 
 use ldwarc_testweb::TestWebServer;
 use ldwarc_testweb::postgres::shared_server;
@@ -24,23 +24,9 @@ fn node(
     server: &TestWebServer,
     seeds: &[String],
 ) -> Child {
-    let mut command = common::ldwarc();
-    command
-        .arg("crawl")
-        .arg("--root")
-        .arg(root)
-        .args(["--state", database, "--node", name])
-        .args(["--delay", "0.3s", "--hops", "2", "--timeout", "10s"])
-        .args(["--lease-ttl", "2s", "--format", "json", "--resolve"])
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if seeds.is_empty() {
-        command.arg("--join");
-    } else {
-        command.args(seeds);
-    }
-    command.spawn().unwrap()
+    node_command(database, name, root, server, seeds)
+        .spawn()
+        .unwrap()
 }
 
 #[test]
@@ -49,16 +35,8 @@ fn nodes_joining_a_running_crawl_get_a_fair_share_of_its_plds() {
     let database = pg.fresh_database("cluster_share");
     let (expected, seeds, server) = setup();
     let roots: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
-    let first = node(&database, "n1", roots[0].path(), &server, &seeds);
-    wait_for_crawl(&database);
-    let others = [
-        node(&database, "n2", roots[1].path(), &server, &[]),
-        node(&database, "n3", roots[2].path(), &server, &[]),
-    ];
-    let mut summaries = vec![finished(first, "n1")];
-    for (child, name) in others.into_iter().zip(["n2", "n3"]) {
-        summaries.push(finished(child, name));
-    }
+    let children = start_three_with(&database, &roots, &server, &seeds, node);
+    let summaries = finish_three(children);
 
     let mut all = Vec::new();
     let mut per_node = Vec::new();

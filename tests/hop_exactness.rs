@@ -3,10 +3,11 @@
 //! reaches it first, at the hop limit, the slow host later by a path two hops shorter. The
 //! document's hop count must drop and its links, cut off at the limit, must be followed:
 //! every frontier row holds the breadth-first count and every URL within `--hops` is
-//! fetched, with the embedded store, with PostgreSQL, and with two nodes on PostgreSQL.
+//! fetched, with the embedded store, with PostgreSQL, and with two nodes on PostgreSQL;
+//! and with the embedded store when the shorter path turns up after `--resume`.
 
+use crate::cluster::{finished, wait_for_crawl};
 use crate::common::{self, stdout_ok};
-use crate::multi_node::{finished, wait_for_crawl};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -91,12 +92,7 @@ fn crawl_command(root: &Path, server: &TestWebServer) -> std::process::Command {
 
 /// Documents requested (robots.txt left out), each once.
 fn assert_fetched_once(server: &TestWebServer, expected: &BTreeMap<String, u32>) {
-    let mut fetched: BTreeMap<String, usize> = BTreeMap::new();
-    for request in server.requests() {
-        if request.path != "/robots.txt" {
-            *fetched.entry(request.url()).or_default() += 1;
-        }
-    }
+    let fetched = requested(server);
     let wanted: BTreeMap<String, usize> = expected.keys().map(|url| (url.clone(), 1)).collect();
     assert_eq!(fetched, wanted, "documents requested (and how often)");
 }
@@ -117,8 +113,14 @@ fn a_shorter_path_lowers_hops_and_follows_links_with_the_embedded_store() {
     let output = common::run(crawl_command(root.path(), &server).arg("http://a.example/s"));
     stdout_ok(&output, "ldwarc crawl");
     assert_fetched_once(&server, &expected);
-    let connection =
-        rusqlite::Connection::open(root.path().join("state").join("state.sqlite")).unwrap();
+    let (rows, t_fetched_at) = sqlite_rows(root.path());
+    assert_rows(rows, &expected, t_fetched_at);
+}
+
+/// The frontier rows with their hops, and the hops of `t`'s fetch in the crawl log, of the
+/// embedded store under `root`.
+fn sqlite_rows(root: &Path) -> (BTreeMap<String, u32>, u32) {
+    let connection = rusqlite::Connection::open(root.join("state").join("state.sqlite")).unwrap();
     let mut statement = connection
         .prepare("SELECT url, hops FROM frontier")
         .unwrap();
@@ -134,7 +136,7 @@ fn a_shorter_path_lowers_hops_and_follows_links_with_the_embedded_store() {
             |row| row.get(0),
         )
         .unwrap();
-    assert_rows(rows, &expected, t_fetched_at);
+    (rows, t_fetched_at)
 }
 
 /// The frontier rows with their hops, and the hops of `t`'s fetch in the crawl log.
@@ -210,5 +212,106 @@ fn a_shorter_path_lowers_hops_and_follows_links_across_nodes() {
     finished(second, "n2");
     assert_fetched_once(&server, &expected);
     let (rows, t_fetched_at) = postgres_rows(&database);
+    assert_rows(rows, &expected, t_fetched_at);
+}
+
+/// The documents requested (robots.txt left out) and how often.
+fn requested(server: &TestWebServer) -> BTreeMap<String, usize> {
+    let mut fetched: BTreeMap<String, usize> = BTreeMap::new();
+    for request in server.requests() {
+        if request.path != "/robots.txt" {
+            *fetched.entry(request.url()).or_default() += 1;
+        }
+    }
+    fetched
+}
+
+/// The URLs in the crawl log of the embedded store under `root` (empty while it does not
+/// exist yet).
+fn logged_fetches(root: &Path) -> Vec<String> {
+    let Ok(connection) = rusqlite::Connection::open_with_flags(
+        root.join("state").join("state.sqlite"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    ) else {
+        return Vec::new();
+    };
+    let Ok(mut statement) = connection.prepare("SELECT url FROM fetches") else {
+        return Vec::new();
+    };
+    statement
+        .query_map([], |row| row.get(0))
+        .and_then(|rows| rows.collect())
+        .unwrap_or_default()
+}
+
+/// The crawl is killed once `t` is fetched through the chain, while the slow host still
+/// answers the request that leads to `t` by the shorter path; `--resume` asks the slow host
+/// again, and the shorter path must lower `t`'s count and follow its stored links as it does
+/// within one run: the same documents as an uninterrupted crawl, breadth-first counts.
+#[test]
+fn a_shorter_path_found_after_a_restart_lowers_hops_and_follows_stored_links() {
+    let web = web();
+    let expected = expected(&web);
+    let uninterrupted = {
+        let server = TestWebServer::start(web.clone()).unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let output = common::run(crawl_command(root.path(), &server).arg("http://a.example/s"));
+        stdout_ok(&output, "ldwarc crawl (uninterrupted)");
+        requested(&server)
+    };
+
+    let server = TestWebServer::start(web).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let mut child = crawl_command(root.path(), &server)
+        .arg("http://a.example/s")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let logged = loop {
+        let logged = logged_fetches(root.path());
+        if logged.iter().any(|url| url == "http://t.example/t") {
+            break logged;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "t was not fetched within 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before_kill = requested(&server);
+    assert!(
+        !logged.iter().any(|url| url == "http://slow.example/x"),
+        "the slow host answered before the kill: the test's premise failed"
+    );
+    // Requested before the kill but not logged: in flight, so asked again after it (the
+    // slow host's robots.txt takes its 3 s first, so this is usually none).
+    let in_flight: Vec<String> = before_kill
+        .into_keys()
+        .filter(|url| !logged.contains(url))
+        .collect();
+
+    let output = common::run(crawl_command(root.path(), &server).arg("--resume"));
+    stdout_ok(&output, "ldwarc crawl --resume");
+    let after = requested(&server);
+    let once: BTreeMap<String, usize> = uninterrupted.keys().map(|url| (url.clone(), 1)).collect();
+    assert_eq!(
+        once, uninterrupted,
+        "the uninterrupted crawl fetches each once"
+    );
+    let mut wanted = once;
+    for url in in_flight {
+        *wanted.entry(url).or_default() += 1;
+    }
+    assert_eq!(after, wanted, "documents requested across the restart");
+    assert_eq!(
+        uninterrupted.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+
+    let (rows, t_fetched_at) = sqlite_rows(root.path());
     assert_rows(rows, &expected, t_fetched_at);
 }

@@ -7,6 +7,8 @@
 mod cdx_queries;
 #[path = "support/change_population.rs"]
 mod change_population;
+#[path = "support/cluster.rs"]
+mod cluster;
 mod common;
 #[path = "support/serve_server.rs"]
 mod serve_server;

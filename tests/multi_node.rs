@@ -4,198 +4,20 @@
 //! WARC file name; then one node SIGKILLed mid-crawl, its PLDs finished by the others after
 //! the lease lapses, nothing lost and nothing captured twice beyond its requests in flight.
 
+use crate::cluster::{
+    MAX_PLDS, assert_spacing, counts, finish_three, finished, requested, responses, setup,
+    start_three, wait_for_crawl, wait_until_busy, warc_files,
+};
 use crate::common;
 
 use ldwarc_testweb::postgres as postgres_server;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use ldwarc_core::archive::{OPEN_SUFFIX, pay_level_domain, walk_warc_files};
-use ldwarc_testweb::{GenSpec, LoggedRequest, TestWebServer, Web};
-use ldwarc_warc::WarcReader;
-
-const DELAY: f64 = 0.3;
-const LEASE_TTL: &str = "2s";
-pub(crate) const MAX_PLDS: usize = 2;
-
-/// A web of 8 PLDs, about 100 documents, the biggest PLD about 24.
-fn web() -> Web {
-    Web::generate(GenSpec {
-        plds: 8,
-        max_docs_per_pld: 24,
-        power_law_exponent: 0.5,
-        links_per_doc: 3,
-        latency: Duration::from_millis(5),
-        seed: 9,
-    })
-}
-
-/// Starts one node; `seeds` empty means `--join`.
-pub(crate) fn node(
-    database: &str,
-    name: &str,
-    root: &Path,
-    server: &TestWebServer,
-    seeds: &[String],
-) -> Child {
-    let mut command = common::ldwarc();
-    command
-        .arg("crawl")
-        .arg("--root")
-        .arg(root)
-        .args(["--state", database, "--node", name])
-        .args([
-            "--delay",
-            &format!("{DELAY}s"),
-            "--hops",
-            "2",
-            "--timeout",
-            "10s",
-        ])
-        .args([
-            "--lease-ttl",
-            LEASE_TTL,
-            "--max-plds",
-            &MAX_PLDS.to_string(),
-        ])
-        .args(["--format", "json", "--resolve"])
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if seeds.is_empty() {
-        command.arg("--join");
-    } else {
-        command.args(seeds);
-    }
-    command.spawn().unwrap()
-}
-
-/// Waits for a node; panics with its output unless it succeeded. Returns its summary.
-pub(crate) fn finished(child: Child, name: &str) -> serde_json::Value {
-    let output = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "node {name} failed ({}):\n{stdout}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{name}: {stdout:?}: {e}"))
-}
-
-/// Blocks until the shared store has a crawl, so that the other nodes can join it.
-pub(crate) fn wait_for_crawl(database: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if let Ok(mut client) = postgres::Client::connect(database, postgres::NoTls) {
-            let started = client
-                .query("SELECT 1 FROM crawls", &[])
-                .map(|rows| !rows.is_empty())
-                .unwrap_or(false);
-            if started {
-                return;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("the first node never started a crawl in {database}");
-}
-
-/// Every WARC file of a root, including those a killed node left open.
-pub(crate) fn warc_files(root: &Path) -> Vec<PathBuf> {
-    let mut files = walk_warc_files(&root.join("warc")).unwrap_or_default();
-    let mut pending = vec![root.join("warc")];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.to_string_lossy().ends_with(OPEN_SUFFIX) {
-                files.push(path);
-            }
-        }
-    }
-    files
-}
-
-/// Target URIs of the response records of documents (robots.txt left out), read up to any
-/// damaged tail.
-pub(crate) fn responses(files: &[PathBuf]) -> Vec<String> {
-    let mut uris = Vec::new();
-    for file in files {
-        let mut reader = WarcReader::open(file).unwrap();
-        while let Some(Ok(mut record)) = reader.next_record() {
-            let kind = record.header.record_type().unwrap_or("").to_string();
-            let uri = record.header.target_uri().unwrap_or("").to_string();
-            if std::io::copy(&mut record, &mut std::io::sink()).is_err() || record.finish().is_err()
-            {
-                break;
-            }
-            if matches!(kind.as_str(), "response" | "revisit") && !uri.ends_with("/robots.txt") {
-                uris.push(uri);
-            }
-        }
-    }
-    uris
-}
-
-pub(crate) fn counts(uris: &[String]) -> BTreeMap<String, usize> {
-    let mut counts = BTreeMap::new();
-    for uri in uris {
-        *counts.entry(uri.clone()).or_default() += 1;
-    }
-    counts
-}
-
-/// Per PLD, by the server's clock, no two requests (robots.txt included) closer than the
-/// delay, whichever nodes sent them.
-pub(crate) fn assert_spacing(requests: &[LoggedRequest]) {
-    let mut by_pld: BTreeMap<String, Vec<(Instant, String)>> = BTreeMap::new();
-    for request in requests {
-        by_pld
-            .entry(pay_level_domain(&request.host))
-            .or_default()
-            .push((request.received_instant, request.url()));
-    }
-    for (pld, mut times) in by_pld {
-        times.sort();
-        for pair in times.windows(2) {
-            let gap = pair[1].0 - pair[0].0;
-            assert!(
-                gap + Duration::from_millis(2) >= Duration::from_secs_f64(DELAY),
-                "{pld}: two requests {gap:?} apart: {pair:?}"
-            );
-        }
-    }
-}
-
-/// The documents a crawl must capture, and the web's server.
-pub(crate) fn setup() -> (BTreeSet<String>, Vec<String>, TestWebServer) {
-    let web = web();
-    let seeds = web.seeds.clone();
-    let reach = web.reach(&seeds, 2, 0);
-    let expected: BTreeSet<String> = reach.hops.keys().cloned().collect();
-    assert!(expected.len() > 60, "{} URLs", expected.len());
-    (expected, seeds, TestWebServer::start(web).unwrap())
-}
-
-fn start_three(
-    database: &str,
-    roots: &[tempfile::TempDir],
-    server: &TestWebServer,
-    seeds: &[String],
-) -> Vec<Child> {
-    let first = node(database, "n1", roots[0].path(), server, seeds);
-    wait_for_crawl(database);
-    vec![
-        first,
-        node(database, "n2", roots[1].path(), server, &[]),
-        node(database, "n3", roots[2].path(), server, &[]),
-    ]
-}
+use ldwarc_core::archive::pay_level_domain;
+use ldwarc_testweb::{GenSpec, TestWebServer, Web};
 
 #[test]
 fn three_nodes_capture_every_document_once_and_keep_politeness() {
@@ -204,11 +26,7 @@ fn three_nodes_capture_every_document_once_and_keep_politeness() {
     let (expected, seeds, server) = setup();
     let roots: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let children = start_three(&database, &roots, &server, &seeds);
-    let summaries: Vec<serde_json::Value> = children
-        .into_iter()
-        .zip(["n1", "n2", "n3"])
-        .map(|(child, name)| finished(child, name))
-        .collect();
+    let summaries = finish_three(children);
 
     let mut all = Vec::new();
     for (index, root) in roots.iter().enumerate() {
@@ -260,29 +78,8 @@ fn a_killed_node_is_taken_over_after_its_leases_lapse() {
     let mut children = start_three(&database, &roots, &server, &seeds);
 
     // Kill n3 once it has committed some fetches, mid-crawl.
+    wait_until_busy(&database, Some("n3"));
     let mut client = postgres::Client::connect(&database, postgres::NoTls).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        assert!(Instant::now() < deadline, "n3 never fetched anything");
-        // Leases of n3 on PLDs with work left (not merely cooling down after their last URL).
-        let held: i64 = client
-            .query_one(
-                "SELECT count(*) FROM pld_leases l WHERE l.holder = 'n3'
-                   AND EXISTS (SELECT 1 FROM frontier f
-                               WHERE f.crawl = l.crawl AND f.pld = l.pld AND NOT f.done)",
-                &[],
-            )
-            .unwrap()
-            .get(0);
-        let logged: i64 = client
-            .query_one("SELECT count(*) FROM fetches", &[])
-            .unwrap()
-            .get(0);
-        if held > 0 && logged >= 15 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
     let mut killed = children.pop().unwrap();
     killed.kill().unwrap();
     killed.wait().unwrap();
@@ -321,10 +118,7 @@ fn a_killed_node_is_taken_over_after_its_leases_lapse() {
         .collect();
     assert!(twice.len() <= MAX_PLDS, "captured twice: {twice:?}");
     let requests = server.requests();
-    let mut requested: BTreeMap<String, usize> = BTreeMap::new();
-    for request in requests.iter().filter(|r| r.path != "/robots.txt") {
-        *requested.entry(request.url()).or_default() += 1;
-    }
+    let requested = requested(&requests);
     let repeated = requested.values().filter(|count| **count > 1).count();
     assert!(repeated <= MAX_PLDS, "{repeated} URLs requested twice");
     assert!(requested.values().all(|count| *count <= 2));
@@ -388,25 +182,51 @@ fn politeness_bound(web: &Web) -> (usize, usize) {
     )
 }
 
+/// What one benchmark run cost the database: committed transactions and statements executed.
+struct DatabaseWork {
+    transactions: i64,
+    statements: i64,
+}
+
+/// The database's counters so far: `pg_stat_database.xact_commit`, and the calls
+/// `pg_stat_statements` counted in this database (every statement, `BEGIN` and `COMMIT`
+/// included), leaving out the benchmark's own reads of both views.
+fn database_work(client: &mut postgres::Client) -> DatabaseWork {
+    let row = client
+        .query_one(
+            "SELECT (SELECT xact_commit FROM pg_stat_database
+                     WHERE datname = current_database()),
+                    (SELECT coalesce(sum(calls), 0)::BIGINT FROM pg_stat_statements
+                     WHERE dbid = (SELECT oid FROM pg_database
+                                   WHERE datname = current_database())
+                       AND query NOT LIKE '%pg_stat_%')",
+            &[],
+        )
+        .unwrap();
+    DatabaseWork {
+        transactions: row.get(0),
+        statements: row.get(1),
+    }
+}
+
 /// One benchmark run: `nodes` nodes over a fresh database; returns (seconds, documents,
-/// committed transactions).
-fn bench_run(nodes: usize, pg: &postgres_server::PgServer, delay: f64) -> (f64, u64, i64) {
+/// the database's work).
+fn bench_run(nodes: usize, pg: &postgres_server::PgServer, delay: f64) -> (f64, u64, DatabaseWork) {
     let database = pg.fresh_database("multi_node_bench");
     let web = bench_web();
     let seeds = web.seeds.clone();
     let server = TestWebServer::start(web).unwrap();
     let roots: Vec<tempfile::TempDir> = (0..nodes).map(|_| tempfile::tempdir().unwrap()).collect();
     let mut client = postgres::Client::connect(&database, postgres::NoTls).unwrap();
-    let commits = |client: &mut postgres::Client| -> i64 {
-        client
-            .query_one(
-                "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
-                &[],
-            )
-            .unwrap()
-            .get(0)
-    };
-    let before = commits(&mut client);
+    assert!(
+        pg.has_statement_statistics(),
+        "the benchmark counts statements with pg_stat_statements, which the PostgreSQL \
+         server binaries in use lack (Debian's postgresql package ships it)"
+    );
+    client
+        .batch_execute("CREATE EXTENSION pg_stat_statements")
+        .unwrap();
+    let before = database_work(&mut client);
     let started = Instant::now();
     let spawn = |index: usize, seeds: &[String]| {
         let mut command = common::ldwarc();
@@ -441,14 +261,19 @@ fn bench_run(nodes: usize, pg: &postgres_server::PgServer, delay: f64) -> (f64, 
     let seconds = started.elapsed().as_secs_f64();
     // Statistics reach pg_stat_database within a second of each backend's last transaction.
     std::thread::sleep(Duration::from_millis(1500));
-    let after = commits(&mut client);
-    (seconds, documents, after - before - 1)
+    let after = database_work(&mut client);
+    let work = DatabaseWork {
+        // The benchmark's own read of the counters is one transaction.
+        transactions: after.transactions - before.transactions - 1,
+        statements: after.statements - before.statements,
+    };
+    (seconds, documents, work)
 }
 
 /// `benches/multi_node.sh` runs this: crawl throughput with 1, 2 and 4 nodes (processes)
 /// on a generated loopback web with latency (sizes from `LDWARC_BENCH_*`), next to the
 /// politeness bound (all documents / (biggest PLD's documents × delay)), with PostgreSQL
-/// transactions per captured URL, as a table.
+/// transactions and statements (queries) per document, as a table.
 #[test]
 #[ignore = "benchmark: run benches/multi_node.sh"]
 fn benchmark_multi_node_throughput() {
@@ -463,16 +288,20 @@ fn benchmark_multi_node_throughput() {
         web.hosts.len()
     );
     println!(
-        "| nodes | captures (robots.txt included) | seconds | documents/s | politeness bound | share of bound | PostgreSQL transactions | transactions/document |"
+        "| nodes | captures (robots.txt included) | seconds | documents/s | politeness bound | share of bound | PostgreSQL transactions | transactions/document | statements | statements/document |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for nodes in [1, 2, 4] {
-        let (seconds, captured, commits) = bench_run(nodes, &pg, delay);
+        let (seconds, captured, work) = bench_run(nodes, &pg, delay);
         let rate = documents as f64 / seconds;
+        let per_document = |count: i64| count as f64 / documents.max(1) as f64;
         println!(
-            "| {nodes} | {captured} | {seconds:.1} | {rate:.1} | {bound:.1} | {:.2} | {commits} | {:.1} |",
+            "| {nodes} | {captured} | {seconds:.1} | {rate:.1} | {bound:.1} | {:.2} | {} | {:.1} | {} | {:.1} |",
             rate / bound,
-            commits as f64 / documents.max(1) as f64
+            work.transactions,
+            per_document(work.transactions),
+            work.statements,
+            per_document(work.statements),
         );
     }
 }

@@ -33,8 +33,8 @@ use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots
 use super::shared::{self, LeaseEvent, LeaseKeeper, SharedSettings};
 use ldwarc_core::archive::{ArchiveWriterOptions, pay_level_domain};
 use ldwarc_core::store::{
-    BackendResult, Change, FetchLogEntry, FrontierEntry, PgStateStore, StateBackend, StateReader,
-    StateStore, UrlState,
+    BackendResult, Change, FetchLogEntry, FetchedEntry, FrontierEntry, PgStateStore, StateBackend,
+    StateReader, StateStore, UrlState,
 };
 use ldwarc_rdf::{ContextSource, LinkOptions};
 
@@ -116,7 +116,7 @@ struct Opened {
     crawl: i64,
     round: u32,
     resumed: bool,
-    frontier_rows: Option<(Vec<FrontierEntry>, Vec<String>)>,
+    frontier_rows: Option<(Vec<FrontierEntry>, Vec<FetchedEntry>)>,
     reader: Option<StateReader>,
     shared: Option<SharedSettings>,
     /// Last contacts and fresh robots.txt answers of earlier crawls.
@@ -205,7 +205,8 @@ fn open_local(options: &CrawlOptions) -> Result<Opened, CrawlError> {
     let (crawl, round, resumed) = open_crawl(&store, options)?;
     let reader = StateReader::open(&state_dir).map_err(archiver_error)?;
     let frontier_rows = if resumed {
-        Some(store.frontier(crawl).map_err(archiver_error)?)
+        let (queued, _) = store.frontier(crawl).map_err(archiver_error)?;
+        Some((queued, store.fetched(crawl).map_err(archiver_error)?))
     } else {
         None
     };
@@ -508,11 +509,10 @@ impl Crawler {
 
     /// Fills the frontier: the stored one of a resumed crawl (plus any new seeds), or the
     /// seeds.
-    fn load(&mut self, stored: Option<(Vec<FrontierEntry>, Vec<String>)>) {
-        if let Some((queued, done)) = stored {
-            for url in done {
-                let pld = ldwarc_core::archive::pld_of_url(&url);
-                self.frontier.add_done(&url, &pld);
+    fn load(&mut self, stored: Option<(Vec<FrontierEntry>, Vec<FetchedEntry>)>) {
+        if let Some((queued, fetched)) = stored {
+            for row in fetched {
+                self.add_fetched(row);
             }
             for entry in queued {
                 self.add_stored(entry);
@@ -550,11 +550,7 @@ impl Crawler {
 
     /// Queues a URL read back from the store.
     fn add_stored(&mut self, entry: FrontierEntry) {
-        let kind = match entry.path.chars().last() {
-            Some('R') => UrlKind::Redirect,
-            Some('X') => UrlKind::Context,
-            _ => UrlKind::Link,
-        };
+        let kind = shorter_paths::kind_of_path(&entry.path);
         let pld = ldwarc_core::archive::pld_of_url(&entry.url);
         self.frontier.add(NewUrl {
             url: entry.url,

@@ -273,6 +273,33 @@ impl Frontier {
         Added::New(id)
     }
 
+    /// Adds a URL a resumed crawl fetched before it stopped, with the hop count and path it
+    /// was reached by (a shorter path found later lowers them); never queued again.
+    pub fn add_fetched(&mut self, new: NewUrl) -> UrlId {
+        if let Some(id) = self.find(&new.url) {
+            self.add_done(&new.url, &new.pld);
+            return id;
+        }
+        let id = self.urls.len() as UrlId;
+        self.index_url(&new.url, id);
+        let pld = self.pld(&new.pld);
+        self.urls.push(UrlEntry {
+            url: new.url.into(),
+            pld,
+            hops: new.hops,
+            redirects: new.redirects,
+            inlinks: new.inlinks,
+            via: new.via,
+            path: new.path.into(),
+            kind: new.kind,
+            state: UrlState::Done,
+            retries_left: 0,
+            round: new.round,
+            queued_key: None,
+        });
+        id
+    }
+
     /// Adds a URL that is already done (a resumed crawl), so it is never queued again.
     pub fn add_done(&mut self, url: &str, pld: &str) {
         if let Some(id) = self.find(url) {

@@ -83,12 +83,15 @@ impl PgServer {
 
     /// Starts the server (again, after [`PgServer::stop`]) on its port, with its data.
     pub fn start_again(&self) {
-        let options = format!(
+        let mut options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
              -c full_page_writes=off -c max_connections=60",
             self.port,
             self.socket_dir().display()
         );
+        if self.has_statement_statistics() {
+            options.push_str(" -c shared_preload_libraries=pg_stat_statements");
+        }
         self.run(
             "pg_ctl",
             &[
@@ -119,6 +122,19 @@ impl PgServer {
                 "stop",
             ],
         );
+    }
+
+    /// Whether the server loads `pg_stat_statements` (statements executed per database, for
+    /// the multi-node benchmark): when its library ships beside the server binaries (found
+    /// through links to them on PATH), as in Debian's `postgresql` package. A database
+    /// counts statements once `CREATE EXTENSION pg_stat_statements` ran in it.
+    pub fn has_statement_statistics(&self) -> bool {
+        let initdb = self.bin_dir.join("initdb");
+        let initdb = initdb.canonicalize().unwrap_or(initdb);
+        initdb
+            .parent()
+            .and_then(Path::parent)
+            .is_some_and(|dir| dir.join("lib").join("pg_stat_statements.so").is_file())
     }
 
     fn socket_dir(&self) -> &Path {

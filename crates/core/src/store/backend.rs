@@ -165,7 +165,7 @@ pub trait BackendTransaction {
     fn mark_done(&mut self, crawl: i64, url: &str) -> BackendResult<()>;
     /// Records what the fetched document `url` leads to (`L` link, `R` redirect target, `X`
     /// context, with the URL), so that a shorter path to it found later by any node follows
-    /// them again. The embedded store keeps nothing: its one crawler remembers them itself.
+    /// them again, or a resumed crawl does.
     fn record_links(
         &mut self,
         _crawl: i64,
@@ -261,5 +261,14 @@ impl BackendTransaction for SqliteTransaction<'_> {
 
     fn mark_done(&mut self, crawl: i64, url: &str) -> BackendResult<()> {
         Ok(self.inner.mark_done(crawl, url)?)
+    }
+
+    fn record_links(
+        &mut self,
+        crawl: i64,
+        url: &str,
+        links: &[(String, char)],
+    ) -> BackendResult<()> {
+        Ok(self.inner.record_links(crawl, url, links)?)
     }
 }

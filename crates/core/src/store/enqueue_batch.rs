@@ -64,10 +64,11 @@ impl<'a> EnqueueBatch<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn entry(url: &str, hops: u32) -> FrontierEntry {
+    /// A frontier entry reached by `hops` links (also for the other store tests).
+    pub(in crate::store) fn entry(url: &str, hops: u32) -> FrontierEntry {
         FrontierEntry {
             url: url.into(),
             hops,

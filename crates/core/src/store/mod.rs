@@ -14,6 +14,7 @@ mod pg_shorter;
 mod postgres;
 mod read_only;
 mod recent;
+mod sqlite_links;
 #[cfg(test)]
 mod suite;
 
@@ -23,6 +24,7 @@ pub use backend::{
 pub use lease::{Claim, FencedTransaction, FrontierRows, PldLease, PldLeases, pld_of_url};
 pub use pg_nodes::CrawlLoad;
 pub use postgres::{PgStateStore, PgTransaction, describe_database};
+pub use sqlite_links::FetchedEntry;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -260,6 +262,7 @@ impl StateStore {
             .execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
             .map_err(wrap)?;
         connection.execute_batch(SCHEMA).map_err(wrap)?;
+        sqlite_links::add_links_column(&connection).map_err(wrap)?;
         Ok(Self { path, connection })
     }
 

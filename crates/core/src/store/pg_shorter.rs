@@ -9,6 +9,7 @@ use super::FrontierEntry;
 use super::backend::BackendResult;
 use super::enqueue_batch::EnqueueBatch;
 use super::postgres::{PgStateStore, PgTransaction, column};
+use super::sqlite_links::links_text;
 
 /// The most rounds of following links again in one transaction: each round lowers hop
 /// counts, which cannot go below zero, so a graph needs at most its hop limit of them; this
@@ -69,10 +70,7 @@ impl PgTransaction<'_> {
         if links.is_empty() {
             return Ok(());
         }
-        let text: String = links
-            .iter()
-            .map(|(link, kind)| format!("{kind} {link}\n"))
-            .collect();
+        let text = links_text(links);
         self.execute(
             "UPDATE frontier SET links = $3 WHERE crawl = $1 AND url = $2",
             &[&crawl, &url, &text],

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use url::Url;
 
 use super::Crawler;
-use crate::frontier::{UrlId, UrlKind, UrlState};
-use ldwarc_core::store::FrontierEntry;
+use crate::frontier::{NewUrl, UrlId, UrlKind, UrlState};
+use ldwarc_core::store::{FetchedEntry, FrontierEntry};
 
 /// What fetched documents link to, kept to follow their links again when a shorter path to
 /// a document lowers its hop count. Seeds (0 hops) cannot get shorter and are not kept.
@@ -55,12 +55,9 @@ impl Crawler {
         }
     }
 
-    /// What a shared store keeps of the links of `id` (nothing with the embedded store,
-    /// whose one crawler keeps them itself).
+    /// What the store keeps of the links of `id`: for the other nodes of a shared crawl,
+    /// and for this crawl once resumed.
     pub(super) fn links_to_store(&self, id: UrlId) -> Vec<(String, char)> {
-        if self.shared.is_none() {
-            return Vec::new();
-        }
         let letter = |kind| match kind {
             UrlKind::Link => 'L',
             UrlKind::Redirect => 'R',
@@ -72,6 +69,36 @@ impl Crawler {
             .iter()
             .map(|(url, kind)| (url.to_string(), letter(*kind)))
             .collect()
+    }
+
+    /// Takes back a document a resumed crawl fetched before it stopped: done, at the hop
+    /// count and path its frontier row holds, with the links it led to.
+    pub(super) fn add_fetched(&mut self, row: FetchedEntry) {
+        let FetchedEntry { entry, links } = row;
+        let id = self.frontier.add_fetched(NewUrl {
+            pld: ldwarc_core::archive::pld_of_url(&entry.url),
+            kind: kind_of_path(&entry.path),
+            url: entry.url,
+            hops: entry.hops,
+            redirects: entry.redirects,
+            via: None,
+            path: entry.path,
+            round: entry.round,
+            inlinks: entry.inlinks,
+        });
+        let links = links
+            .into_iter()
+            .filter_map(|(url, letter)| {
+                let kind = match letter {
+                    'L' => UrlKind::Link,
+                    'R' => UrlKind::Redirect,
+                    'X' => UrlKind::Context,
+                    _ => return None,
+                };
+                Some((url.into_boxed_str(), kind))
+            })
+            .collect();
+        self.remember_links(id, links);
     }
 
     /// The known URL `id` was found again through `via` as `kind`: if that path is shorter,
@@ -161,6 +188,15 @@ impl Crawler {
                 }
             }
         }
+    }
+}
+
+/// How a URL was reached, by the last step of its discovery path.
+pub(super) fn kind_of_path(path: &str) -> UrlKind {
+    match path.chars().last() {
+        Some('R') => UrlKind::Redirect,
+        Some('X') => UrlKind::Context,
+        _ => UrlKind::Link,
     }
 }
 
