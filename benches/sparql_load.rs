@@ -1,8 +1,9 @@
 //! The two ways `ldwarc sparql --at` builds its dataset, timed on one generated archive:
 //! replaying the WARC files (parse every document's capture at the date) and materialising
 //! the version from the versioned triple index. Both must load the same statements; the run
-//! prints the time of each per date, and the resident memory the loaded store takes per
-//! statement (what `/sparql` reserves in the server's memory budget per statement).
+//! prints the time of each per date, and the heap the loaded store holds per statement (what
+//! `/sparql` reserves in the server's memory budget per statement), from glibc's allocator
+//! statistics.
 //!
 //! Size: `LDWARC_SPARQL_DOCUMENTS` (default 200) × `LDWARC_SPARQL_PEOPLE` (default 100)
 //! people of four statements, over `LDWARC_SPARQL_VERSIONS` (default 10) daily crawls.
@@ -36,29 +37,35 @@ fn ms(duration: Duration) -> String {
     format!("{:.1} ms", duration.as_secs_f64() * 1000.0)
 }
 
-/// Resident memory of this process in bytes (Linux), 0 elsewhere.
-fn resident_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|text| text.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .map_or(0, |pages| pages * 4096)
+/// Heap bytes in use (all of glibc's arenas and its mmapped blocks); 0 elsewhere.
+fn heap_bytes() -> u64 {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads the allocator's own statistics.
+        let info = unsafe { libc::mallinfo2() };
+        (info.uordblks + info.hblkhd) as u64
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    0
 }
 
 /// Builds a dataset with `load`, the best of three runs; the dataset of the last run and the
-/// resident memory it added (measured on the first run).
+/// heap the first run's dataset held (what dropping it freed).
 fn timed_load(mut load: impl FnMut() -> ArchiveDataset) -> (ArchiveDataset, Duration, u64) {
-    let before = resident_bytes();
     let started = Instant::now();
     let mut dataset = load();
     let mut best = started.elapsed();
-    let grown = resident_bytes().saturating_sub(before);
+    let with_dataset = heap_bytes();
+    drop(dataset);
+    let held = with_dataset.saturating_sub(heap_bytes());
+    dataset = load();
     for _ in 0..2 {
         drop(dataset);
         let started = Instant::now();
         dataset = load();
         best = best.min(started.elapsed());
     }
-    (dataset, best, grown)
+    (dataset, best, held)
 }
 
 /// The answer to a query over `dataset`, as SPARQL results JSON.
@@ -152,7 +159,7 @@ fn main() {
         );
         let per_statement = |grown: u64| grown as f64 / statements.max(1) as f64;
         println!(
-            "  resident memory added by the loaded store: {:.0} bytes/statement (replay), {:.0} bytes/statement (index)",
+            "  heap held by the loaded dataset: {:.0} bytes/statement (replayed), {:.0} bytes/statement (from the index)",
             per_statement(replay_grown),
             per_statement(index_grown)
         );
