@@ -6,6 +6,7 @@
 //! | `/tpf?subject=&predicate=&object=&page=` | the fragment as the archive holds it now; its `Link` names the TimeGate |
 //! | `/tpf/timegate?…` | the TimeGate: `Accept-Datetime` → 302 to the dated fragment |
 //! | `/tpf/{14-digit timestamp}?…` | the fragment at that date, with `Memento-Datetime` |
+//! | `/tpf/{partial date}?…` | 302 to the dated fragment at the end of that period |
 //!
 //! A dated fragment's date is the time of the latest capture at or before the date asked
 //! for (the dataset changes only at captures), so every date between two captures shares one
@@ -25,7 +26,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
 use chrono::{DateTime, Utc};
 
-use ldwarc_core::replay::ReplayArchive;
+use ldwarc_core::replay::{ReplayArchive, ReplayDate};
 use ldwarc_core::triples::{TripleIndex, TriplePattern, index_path, stale_message};
 use ldwarc_rdf::{Graph, OutputFormat, write_graph};
 use ldwarc_warc::time::{parse_wayback_timestamp, wayback_timestamp};
@@ -180,10 +181,26 @@ pub(crate) async fn dated(
         }
         match dated_seconds(&rest) {
             Some(seconds) => answer(state, &headers, &base, &uri, Some(&rest), seconds),
-            None => text_response(
-                StatusCode::NOT_FOUND,
-                "a dated fragment is /tpf/{14-digit UTC timestamp}, the TimeGate /tpf/timegate\n",
-            ),
+            None => match ReplayDate::parse(&rest) {
+                // A partial date (`2024`, `202402`, `2024-02`) stands for the end of its
+                // period, as `snapshot @2024-02` and `sparql --at` read it: 302 to that
+                // instant's dated fragment.
+                Ok(date) => {
+                    let location = format!(
+                        "{base}/tpf/{}{}",
+                        date.timestamp(),
+                        query_suffix(&uri)
+                    );
+                    let mut response =
+                        text_response(StatusCode::FOUND, &format!("{location}\n"));
+                    insert(&mut response, header::LOCATION, &location);
+                    response
+                }
+                Err(_) => text_response(
+                    StatusCode::NOT_FOUND,
+                    "a dated fragment is /tpf/{14-digit UTC timestamp} (a partial date such as 2024-02 redirects to the end of its period), the TimeGate /tpf/timegate\n",
+                ),
+            },
         }
     })
     .await
