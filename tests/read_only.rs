@@ -95,6 +95,8 @@ fn readable_archive(dir: &Path) -> (PathBuf, Vec<String>) {
     let root = dir.join("archive");
     let demo = run(ldwarc().arg("demo").arg(&root));
     common::stdout_ok(&demo, "ldwarc demo");
+    let triples = run(ldwarc().args(["index", "--triples", "--root"]).arg(&root));
+    common::stdout_ok(&triples, "ldwarc index --triples");
     let query = run(ldwarc()
         .args([
             "query",
@@ -142,6 +144,16 @@ fn read_commands(root: &Path, stamps: &[String]) -> Vec<Vec<String>> {
         line(&["check"]),
         line(&["index", "--verify"]),
         line(&["plan", "crawl-time"]),
+        line(&["when", &format!("<{ALICE}#me> ?p ?o")]),
+        line(&["when", "?s ?p ?o", "--from", "2024-02", "--to", "2099"]),
+        line(&[
+            "sparql",
+            "--at",
+            last,
+            "--format",
+            "csv",
+            "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY ?p",
+        ]),
     ]
 }
 
@@ -214,6 +226,16 @@ fn serve_answers(access: Access, root: &Path, stamps: &[String]) -> Vec<(String,
         format!("/timemap/link/{ALICE}"),
         format!("/web/{}id_/{ALICE}", stamps[1]),
         format!("/web/{}/{ALICE}", stamps[0]),
+        format!(
+            "/tpf/{}?subject={}",
+            stamps[2],
+            url::form_urlencoded::byte_serialize(format!("{ALICE}#me").as_bytes())
+                .collect::<String>()
+        ),
+        format!(
+            "/sparql?at={}&query=SELECT%20(COUNT(*)%20AS%20%3Fn)%20WHERE%20%7B%20%3Fs%20%3Fp%20%3Fo%20%7D",
+            stamps[2]
+        ),
     ];
     paths
         .iter()
@@ -273,6 +295,16 @@ fn assert_read_only_access_works(access: Access) {
     );
     let answers = run_all(access, &root, &commands);
     compare(&reference, &answers, access);
+    // SPARQL answered from the triple index there too, not by replaying the WARC files.
+    for (what, output) in &answers {
+        if what.starts_with("sparql") {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains("(from the triple index)"),
+                "{access:?}: {stderr}"
+            );
+        }
+    }
     for (got, want) in serve_answers(access, &root, &stamps).iter().zip(&served) {
         assert!(got == want, "{access:?}: GET {} differs: {got:?}", want.0);
     }

@@ -104,8 +104,20 @@ fn person_body(i: usize, c: usize, rng: &mut SplitMix64) -> (String, &'static st
     }
 }
 
+/// A TriG document putting statements in a named graph of its own (which the triple index
+/// keeps as plain triples, so a dataset built from it reads this document from its record).
+fn graphs_body(c: usize) -> String {
+    format!(
+        "<http://alpha.example/graphs> <http://www.w3.org/2000/01/rdf-schema#label> \"crawl {c}\" .\n\
+         <http://alpha.example/graphs#g{c}> {{ <http://orgs.example/org/{org}> <http://schema.org/member> <{person}> . }}\n",
+        org = c % ORGS,
+        person = person_url(c + 2)
+    )
+}
+
 /// The archive: every person in every crawl, some missing (404) in some crawls, some
-/// unchanged (a revisit), one redirecting in the last crawl.
+/// unchanged (a revisit), one redirecting in the last crawl; a TriG document with a named
+/// graph of its own.
 fn build_archive(root: &Path) {
     let mut rng = SplitMix64::new(21);
     let mut exchanges = Vec::new();
@@ -141,8 +153,22 @@ fn build_archive(root: &Path) {
             exchanges.push(Exchange::ok(&url, &date, media_type, body.as_bytes()));
             previous.insert(i, (date, body));
         }
+        exchanges.push(Exchange::ok(
+            "http://alpha.example/graphs",
+            &format!("{day}T11:00:00Z"),
+            "application/trig",
+            graphs_body(c).as_bytes(),
+        ));
     }
     write_archive(root, &exchanges);
+}
+
+/// Builds the versioned triple index of `root`.
+fn index_triples(root: &Path) {
+    stdout_ok(
+        &run(ldwarc().args(["index", "--triples", "--root"]).arg(root)),
+        "ldwarc index --triples",
+    );
 }
 
 /// Runs pyoxigraph over each `(N-Quads file, query)`: the answer as SPARQL results JSON (or
@@ -237,11 +263,44 @@ fn sparql(root: &Path, at: &str, format: &str, query: &str) -> String {
 
 const DATES: [&str; 4] = ["2024-01-20", "2024-02-20", "2024-03-20", "2024-01-09"];
 
+/// Where `ldwarc sparql` says it built the dataset from (its summary line).
+fn dataset_source(root: &Path, at: &str) -> String {
+    let output = run(ldwarc()
+        .arg("sparql")
+        .arg("--root")
+        .arg(root)
+        .args(["--at", at, "ASK {}"]));
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    stderr
+}
+
 #[test]
-fn sparql_at_dates_equals_pyoxigraph_over_the_snapshot() {
+fn sparql_at_dates_equals_pyoxigraph_over_the_snapshot_replaying_the_warcs() {
+    sparql_at_dates_equals_pyoxigraph(false);
+}
+
+#[test]
+fn sparql_at_dates_equals_pyoxigraph_over_the_snapshot_from_the_triple_index() {
+    sparql_at_dates_equals_pyoxigraph(true);
+}
+
+/// The acceptance test, with the dataset built by replaying the WARC files or from the
+/// versioned triple index.
+fn sparql_at_dates_equals_pyoxigraph(with_triple_index: bool) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("archive");
     build_archive(&root);
+    if with_triple_index {
+        index_triples(&root);
+    }
+    let source = dataset_source(&root, DATES[0]);
+    let expected = if with_triple_index {
+        "(from the triple index)"
+    } else {
+        "(replayed from the WARC files)"
+    };
+    assert!(source.contains(expected), "{source}");
     let construct = "CONSTRUCT { ?p <http://example.org/employer> ?org } WHERE { ?p <http://schema.org/worksFor> ?org }";
     let mut jobs = Vec::new();
     let mut ours = Vec::new();
@@ -461,4 +520,132 @@ fn sparql_endpoint_answers_as_the_command_line() {
         &[("Accept", "application/sparql-results+json")],
     );
     assert_eq!(normalised(&again.text()), cli);
+}
+
+/// `when` over `root`: its exit status, standard output and standard error.
+fn when(root: &Path, pattern: &str) -> (Option<i32>, String, String) {
+    let output = run(ldwarc().arg("when").arg("--root").arg(root).arg(pattern));
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).to_string(),
+        String::from_utf8_lossy(&output.stderr).to_string(),
+    )
+}
+
+#[test]
+fn a_triple_index_older_than_the_capture_index_is_never_answered_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("archive");
+    build_archive(&root);
+    index_triples(&root);
+    let me = person_url(0);
+    let pattern = format!("<{me}> <http://xmlns.com/foaf/0.1/name> ?name");
+    let (status, before, _) = when(&root, &pattern);
+    assert_eq!(status, Some(0));
+    assert!(!before.contains("Renamed"), "{before}");
+    // A later crawl renames the person: a second WARC file, indexed into the capture index
+    // only.
+    let later = dir.path().join("later");
+    write_archive(
+        &later,
+        &[Exchange::ok(
+            &me,
+            "2024-04-10T10:00:00Z",
+            "application/n-triples",
+            format!("<{me}> <http://xmlns.com/foaf/0.1/name> \"Renamed\" .\n").as_bytes(),
+        )],
+    );
+    std::fs::copy(
+        later.join("warc/fixture.warc"),
+        root.join("warc/later.warc"),
+    )
+    .unwrap();
+    stdout_ok(
+        &run(ldwarc().arg("index").arg("--root").arg(&root)),
+        "ldwarc index",
+    );
+    let triples_file = root.join("triples/triples.bin.gz");
+    let stale_bytes = std::fs::read(&triples_file).unwrap();
+
+    // `when` refuses, telling what to run; `sparql` replays the WARC files and sees the
+    // new capture; `/tpf` refuses with 503; `/sparql` answers as the command line.
+    let (status, out, err) = when(&root, &pattern);
+    assert_eq!(status, Some(2), "{out}{err}");
+    assert!(
+        err.contains("older than the capture index") && err.contains("ldwarc index --triples"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let query = format!("SELECT ?name WHERE {{ <{me}> <http://xmlns.com/foaf/0.1/name> ?name }}");
+    let replayed = sparql(&root, "2024-04-20", "csv", &query);
+    assert_eq!(replayed, "name\r\nRenamed\r\n");
+    assert!(dataset_source(&root, "2024-04-20").contains("(replayed from the WARC files)"));
+    {
+        let server = LdwarcServer::start(&root, &[]);
+        let fragment = server.get(&format!("/tpf?subject={}", encoded(&me)));
+        assert_eq!(fragment.status, 503, "{}", fragment.text());
+        assert!(fragment.text().contains("ldwarc index --triples"));
+        let answer = server.get_with(
+            &format!("/sparql?query={}&at=2024-04-20", encoded(&query)),
+            &[("Accept", "text/csv")],
+        );
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.text(), replayed);
+    }
+    assert_eq!(
+        std::fs::read(&triples_file).unwrap(),
+        stale_bytes,
+        "a read path wrote the triple index"
+    );
+
+    // Brought up to date, the index answers again, with the new capture.
+    index_triples(&root);
+    assert!(dataset_source(&root, "2024-04-20").contains("(from the triple index)"));
+    assert_eq!(sparql(&root, "2024-04-20", "csv", &query), replayed);
+    let (status, out, err) = when(&root, &pattern);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(out.contains("\"Renamed\""), "{out}");
+}
+
+#[test]
+fn the_sparql_dataset_is_bounded_by_the_servers_memory_budget() {
+    use crate::versioned_people::{Spec, generate};
+    let dir = tempfile::tempdir().unwrap();
+    // 40 documents × 25 people × 4 = 4,000 statements: more than the smallest budget
+    // (2 MiB, 600 bytes a statement: 3,495 statements) holds, less than the default's.
+    let spec = Spec {
+        documents: 40,
+        people_per_document: 25,
+        versions: 1,
+        changed_documents: 0.0,
+        changed_people: 0.0,
+        employers: 5,
+        seed: 3,
+    };
+    generate(dir.path(), &spec);
+    stdout_ok(
+        &run(ldwarc().arg("index").arg("--root").arg(dir.path())),
+        "ldwarc index",
+    );
+    let count = encoded("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }");
+    for with_triple_index in [false, true] {
+        if with_triple_index {
+            index_triples(dir.path());
+        }
+        let small = LdwarcServer::start(dir.path(), &["--memory-budget", "2MiB"]);
+        let refused = small.get(&format!("/sparql?query={count}&at=2099"));
+        assert_eq!(refused.status, 503, "{}", refused.text());
+        assert!(
+            refused.text().contains("more than 3495 statements"),
+            "{}",
+            refused.text()
+        );
+        let roomy = LdwarcServer::start(dir.path(), &[]);
+        let answered = roomy.get_with(
+            &format!("/sparql?query={count}&at=2099"),
+            &[("Accept", "text/csv")],
+        );
+        assert_eq!(answered.status, 200, "{}", answered.text());
+        assert_eq!(answered.text(), "n\r\n4000\r\n");
+    }
 }

@@ -273,7 +273,22 @@ fn fragments_negotiate_the_date_and_page() {
         assert_eq!(found, employments_at(&generated, &spec, date), "at {date}");
     }
     // Bad requests are refused with the reason.
-    assert_eq!(server.get("/tpf/2024").status, 404);
+    // A partial date is the end of its period, as `snapshot @2024-03` reads it.
+    for (partial, full) in [
+        ("2024", "20241231235959"),
+        ("202403", "20240331235959"),
+        ("2024-03", "20240331235959"),
+        ("2024-03-02", "20240302235959"),
+    ] {
+        let moved = server.get(&format!("/tpf/{partial}?{query}"));
+        assert_eq!(moved.status, 302, "{partial}: {}", moved.text());
+        let location = moved.header("location").unwrap();
+        assert!(
+            location.ends_with(&format!("/tpf/{full}?{query}")),
+            "{location}"
+        );
+    }
+    assert_eq!(server.get("/tpf/someday").status, 404);
     assert_eq!(server.get("/tpf?page=0").status, 400);
     let bad_date = server.get_with("/tpf/timegate", &[("Accept-Datetime", "yesterday")]);
     assert_eq!(bad_date.status, 400);

@@ -228,9 +228,9 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -l exit-code -d 'Exi
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -l root -d 'Archive root directory (holds warc/, index/, state/)' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -l from -d 'Only intervals that still held at or after this date (same date forms as replay)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -l to -d 'Only intervals that had begun by this date' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -l from -d 'Only intervals that still held at or after this date (same date forms as replay; a partial date such as 2024-02 means the start of its period here)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -l to -d 'Only intervals that had begun by this date (a partial date means the end of its period, as everywhere else)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'

@@ -413,6 +413,10 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "ldwarc when --format json '?s <http://schema.org/name> ?o'",
                     "one JSON object per statement and document",
                 ),
+                (
+                    "ldwarc when --root node1 --root node2 '?s ?p ?o' --from 2024-02 --to 2024-02",
+                    "what held during February 2024 in two roots answering as one archive",
+                ),
             ],
             exit_status: none,
             environment: none,

@@ -10,9 +10,10 @@ use super::output;
 use super::replay_commands::ScopeArgs;
 use ldwarc_core::replay::ReplayDate;
 use ldwarc_core::sparql::{
-    DefaultGraph, GraphSyntax, LoadLimits, OutputChoice, ResultsFormat, SparqlError, SparqlQuery,
-    answer, load_dataset,
+    DatasetSource, DefaultGraph, GraphSyntax, LoadLimits, OutputChoice, ResultsFormat, SparqlError,
+    SparqlQuery, answer, load_dataset_at,
 };
+use ldwarc_core::triples::TripleIndex;
 
 /// Arguments of `ldwarc sparql`.
 #[derive(Debug, Args)]
@@ -127,6 +128,18 @@ fn to_io(error: SparqlError) -> io::Error {
     }
 }
 
+/// The triple index of the one root given, when it has one that can be read (an unreadable
+/// one is warned about: the WARC files still answer).
+fn single_root_triple_index(roots: &RootsArg) -> Option<TripleIndex> {
+    let [root] = roots.roots.as_slice() else {
+        return None;
+    };
+    TripleIndex::open_if_built(root).unwrap_or_else(|error| {
+        output::suspend_progress(|| eprintln!("ldwarc: warning: {error}"));
+        None
+    })
+}
+
 /// `ldwarc sparql`.
 pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
     let date_text = args.at.strip_prefix('@').unwrap_or(&args.at);
@@ -141,11 +154,13 @@ pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
         DefaultGraphArg::Empty => DefaultGraph::Empty,
     };
     let archive = args.root.open()?;
+    let triples = single_root_triple_index(&args.root);
     let spinner = output::spinner("sparql");
     spinner.set_message(format!("building the dataset as of {}", date.timestamp()));
     let mut report = |line: &str| output::suspend_progress(|| eprintln!("ldwarc: {line}"));
-    let dataset = load_dataset(
+    let dataset = load_dataset_at(
         &archive,
+        triples.as_ref(),
         &args.scope.scope(),
         &date,
         &LoadLimits::default(),
@@ -160,8 +175,12 @@ pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
     spinner.finish_and_clear();
     let summary = &dataset.summary;
     eprintln!(
-        "ldwarc: dataset as of {}: {} documents, {} statements ({} left out); {} {}",
+        "ldwarc: dataset as of {} ({}): {} documents, {} statements ({} left out); {} {}",
         date.timestamp(),
+        match dataset.source {
+            DatasetSource::TripleIndex => "from the triple index",
+            DatasetSource::Replay => "replayed from the WARC files",
+        },
         summary.documents,
         dataset.len(),
         summary.failed,

@@ -6,24 +6,27 @@ use std::io::{self, Write};
 use chrono::{DateTime, SecondsFormat, Utc};
 use clap::Args;
 
-use super::RootArg;
+use super::RootsArg;
 use super::output;
+use ldwarc_core::index::merged::distinct_roots;
 use ldwarc_core::replay::ReplayDate;
-use ldwarc_core::triples::{Interval, TripleHistory, TripleIndex, TriplePattern};
+use ldwarc_core::triples::{Interval, TripleHistory, TriplePattern, intervals_across};
 
 /// Arguments of `ldwarc when`.
 #[derive(Debug, Args)]
 pub struct WhenArgs {
     #[command(flatten)]
-    root: RootArg,
+    root: RootsArg,
     /// The triple pattern: three terms in Turtle syntax or variables, e.g.
     /// '<http://example.org/alice> <http://xmlns.com/foaf/0.1/knows> ?o'.
     #[arg(value_name = "PATTERN")]
     pattern: String,
-    /// Only intervals that still held at or after this date (same date forms as replay).
+    /// Only intervals that still held at or after this date (same date forms as replay; a
+    /// partial date such as 2024-02 means the start of its period here).
     #[arg(long, value_name = "DATE")]
     from: Option<String>,
-    /// Only intervals that had begun by this date.
+    /// Only intervals that had begun by this date (a partial date means the end of its
+    /// period, as everywhere else).
     #[arg(long, value_name = "DATE")]
     to: Option<String>,
     #[command(flatten)]
@@ -34,9 +37,16 @@ fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message)
 }
 
+/// A date flag in Unix seconds: `--from` takes the start of a partial date's period,
+/// `--to` its end.
 fn date_seconds(flag: &str, text: Option<&str>) -> io::Result<Option<i64>> {
+    let parse = if flag == "from" {
+        ReplayDate::parse_start
+    } else {
+        ReplayDate::parse
+    };
     text.map(|text| {
-        ReplayDate::parse(text)
+        parse(text.strip_prefix('@').unwrap_or(text))
             .map(|date| date.at.timestamp())
             .map_err(|e| invalid(format!("--{flag}: {e}")))
     })
@@ -57,9 +67,12 @@ pub fn when_command(args: WhenArgs) -> io::Result<i32> {
             args.to.unwrap_or_default()
         )));
     }
-    ldwarc_core::archive::require_root(&args.root.root)?;
-    let index = TripleIndex::open(&args.root.root)?;
-    let histories = index.intervals(&pattern, from, to);
+    // A triple index older than the capture index would silently miss captures.
+    let indexes = distinct_roots(&args.root.roots)
+        .iter()
+        .map(|root| ldwarc_core::triples::open_current(root))
+        .collect::<io::Result<Vec<_>>>()?;
+    let histories = intervals_across(&indexes, &pattern, from, to);
     let mut out = output::stdout();
     for history in &histories {
         if args.output.is_json() {

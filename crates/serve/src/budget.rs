@@ -69,6 +69,11 @@ impl MemoryBudget {
         }
     }
 
+    /// The limit, in bytes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// Bytes reserved now.
     #[cfg(test)]
     pub fn used(&self) -> usize {
@@ -166,11 +171,15 @@ pub fn capture_cost(capture: &Capture) -> usize {
 
 /// The answer to a request refused because the memory budget is spent.
 pub(crate) fn refusal() -> Response {
-    let mut response = text_response(
-        StatusCode::SERVICE_UNAVAILABLE,
+    refusal_saying(
         "the server's memory budget is spent by other requests: retry later, or narrow the \
          query (from/to, a filter, a limit)\n",
-    );
+    )
+}
+
+/// A 503 with `Retry-After` and this message.
+pub(crate) fn refusal_saying(message: &str) -> Response {
+    let mut response = text_response(StatusCode::SERVICE_UNAVAILABLE, message);
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));

@@ -253,6 +253,7 @@ pub fn run(
             public: state.public,
         };
         tracing::info!(address = %listening.address, captures = listening.captures, "listening");
+        state.triples.log_sizes();
         on_listening(&listening)?;
         spawn_index_reloader(state.clone());
         let head_time = state.limits.head_time;

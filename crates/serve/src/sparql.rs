@@ -4,8 +4,13 @@
 //! `POST` body; the date as `?at=` (any replay date form) or `Accept-Datetime` (else now); the
 //! scope as `?prefix=`, `?host=` or `?domain=`. Results are negotiated by `Accept`. The work
 //! runs within the request time limit: past it, the build or evaluation is cancelled and the
-//! answer is 503; a dataset larger than [`MAX_STATEMENTS`] is refused with 503 too.
+//! answer is 503. The dataset's statements are reserved in the server's memory budget
+//! ([`STATEMENT_BYTES`] each) before they are loaded: a dataset the budget has no room for
+//! now is refused with 503 and `Retry-After`, one larger than the whole budget with 503 and
+//! advice to narrow it. The dataset comes from the served root's triple index when it is
+//! current, else from the WARC files (the same dataset either way).
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -16,14 +21,39 @@ use axum::response::Response;
 use ldwarc_core::replay::{ReplayDate, Scope};
 use ldwarc_core::sparql::{
     CancellationToken, DefaultGraph, GraphSyntax, LoadLimits, OutputChoice, ResultsFormat,
-    SparqlError, SparqlQuery, answer, load_dataset,
+    SparqlError, SparqlQuery, StatementBudget, answer, load_dataset_at,
 };
 
+use super::budget::{self, MemoryBudget, Reservation};
 use super::memento::{BAD_ACCEPT_DATETIME, accept_ranges, asked_datetime};
 use super::{AppState, response, text_response, too_slow};
 
-/// Most statements a dataset built for one request may hold (the memory budget of a query).
-pub const MAX_STATEMENTS: u64 = 5_000_000;
+/// Bytes one statement of a query's dataset is counted for in the memory budget: the
+/// loaded in-memory store holds about 350 bytes a statement with its terms
+/// (`benches/sparql_load.rs`); the rest is room for the evaluation's own tables.
+pub const STATEMENT_BYTES: u64 = 600;
+
+/// The statements of one query's dataset, reserved in the server's memory budget and
+/// returned when the answer is done.
+struct BudgetedStatements {
+    budget: Arc<MemoryBudget>,
+    held: Mutex<Option<Reservation>>,
+}
+
+impl StatementBudget for BudgetedStatements {
+    fn reserve(&self, statements: u64) -> bool {
+        let bytes =
+            usize::try_from(statements.saturating_mul(STATEMENT_BYTES)).unwrap_or(usize::MAX);
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        match held.as_mut() {
+            Some(reservation) => reservation.grow(bytes),
+            None => {
+                *held = self.budget.reserve(bytes);
+                held.is_some()
+            }
+        }
+    }
+}
 
 /// Largest `POST` body accepted, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -275,13 +305,21 @@ fn answer_at(
     output: OutputChoice,
     token: CancellationToken,
 ) -> Response {
+    // The most statements the whole budget could hold: more is refused at once.
+    let max_statements = state.budget.limit() as u64 / STATEMENT_BYTES;
     let limits = LoadLimits {
-        max_statements: Some(MAX_STATEMENTS),
+        max_statements: Some(max_statements),
         cancel: Some(token.clone()),
+        budget: Some(Arc::new(BudgetedStatements {
+            budget: state.budget.clone(),
+            held: Mutex::new(None),
+        })),
     };
     let mut report = |line: &str| tracing::warn!("sparql dataset: {line}");
-    let result =
-        load_dataset(&state.archive, scope, date, &limits, &mut report).and_then(|dataset| {
+    let triples = state.triples.single();
+    let triples = triples.as_ref().and_then(|indexes| indexes.first());
+    let result = load_dataset_at(&state.archive, triples, scope, date, &limits, &mut report)
+        .and_then(|dataset| {
             let mut body = Vec::new();
             answer(
                 query,
@@ -309,8 +347,11 @@ fn answer_at(
         Err(SparqlError::TooLarge(max)) => text_response(
             StatusCode::SERVICE_UNAVAILABLE,
             &format!(
-                "the dataset at that date holds more than {max} statements, more than this server builds for a query; narrow it with prefix=, host= or domain=\n"
+                "the dataset at that date holds more than {max} statements, more than this server's memory budget holds; narrow it with prefix=, host= or domain=\n"
             ),
+        ),
+        Err(SparqlError::OverBudget) => budget::refusal_saying(
+            "the server's memory budget is held by other requests and has no room for the dataset at that date now: retry later, or narrow it with prefix=, host= or domain=\n",
         ),
         Err(SparqlError::Cancelled) => too_slow(state.limits.request_time),
         Err(error) if error.is_client_error() => {
@@ -323,6 +364,28 @@ fn answer_at(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statements_are_reserved_in_the_budget_until_the_dataset_is_dropped() {
+        let budget = MemoryBudget::new(10 * STATEMENT_BYTES as usize);
+        let statements = BudgetedStatements {
+            budget: budget.clone(),
+            held: Mutex::new(None),
+        };
+        assert!(statements.reserve(6));
+        assert!(statements.reserve(4), "6 + 4 statements fill the budget");
+        assert!(!statements.reserve(1), "the eleventh does not fit");
+        assert_eq!(budget.used(), 10 * STATEMENT_BYTES as usize);
+        // Another request finds no room while this one holds the budget.
+        let other = BudgetedStatements {
+            budget: budget.clone(),
+            held: Mutex::new(None),
+        };
+        assert!(!other.reserve(1));
+        drop(statements);
+        assert_eq!(budget.used(), 0);
+        assert!(other.reserve(10));
+    }
 
     #[test]
     fn accept_picks_the_heaviest_known_type() {

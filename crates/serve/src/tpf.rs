@@ -6,6 +6,7 @@
 //! | `/tpf?subject=&predicate=&object=&page=` | the fragment as the archive holds it now; its `Link` names the TimeGate |
 //! | `/tpf/timegate?…` | the TimeGate: `Accept-Datetime` → 302 to the dated fragment |
 //! | `/tpf/{14-digit timestamp}?…` | the fragment at that date, with `Memento-Datetime` |
+//! | `/tpf/{partial date}?…` | 302 to the dated fragment at the end of that period |
 //!
 //! A dated fragment's date is the time of the latest capture at or before the date asked
 //! for (the dataset changes only at captures), so every date between two captures shares one
@@ -25,7 +26,8 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
 use chrono::{DateTime, Utc};
 
-use ldwarc_core::triples::{TripleIndex, TriplePattern, index_path};
+use ldwarc_core::replay::{ReplayArchive, ReplayDate};
+use ldwarc_core::triples::{TripleIndex, TriplePattern, index_path, stale_message};
 use ldwarc_rdf::{Graph, OutputFormat, write_graph};
 use ldwarc_warc::time::{parse_wayback_timestamp, wayback_timestamp};
 
@@ -61,8 +63,8 @@ impl TripleIndexes {
         }
     }
 
-    /// The current indexes, or why there are none.
-    fn get(&self) -> Result<Arc<Vec<TripleIndex>>, String> {
+    /// The indexes, read again when a file changed, or why there are none.
+    fn load(&self) -> Result<Arc<Vec<TripleIndex>>, String> {
         let stamps: Vec<Option<SystemTime>> = self
             .roots
             .iter()
@@ -80,11 +82,74 @@ impl TripleIndexes {
         }
         let mut indexes = Vec::new();
         for root in &self.roots {
-            indexes.push(TripleIndex::open(root).map_err(|e| e.to_string())?);
+            let index = TripleIndex::open(root).map_err(|e| e.to_string())?;
+            tracing::info!(
+                root = %root.display(),
+                entries = index.entry_count(),
+                terms = index.term_count(),
+                bytes = index.memory_estimate(),
+                "triple index read (held outside the memory budget)"
+            );
+            indexes.push(index);
         }
         let indexes = Arc::new(indexes);
         *loaded = Some((stamps, indexes.clone()));
         Ok(indexes)
+    }
+
+    /// The indexes when each covers every capture of its root's capture index as `archive`
+    /// sees it; else the status and message of the refusal: 404 when one was never built,
+    /// 503 when one is older than its capture index (the fragments would silently miss the
+    /// captures indexed since).
+    pub(crate) fn get(
+        &self,
+        archive: &ReplayArchive,
+    ) -> Result<Arc<Vec<TripleIndex>>, (StatusCode, String)> {
+        let indexes = self.load().map_err(|m| (StatusCode::NOT_FOUND, m))?;
+        let merged = archive.merged_index();
+        for (root, index) in self.roots.iter().zip(indexes.iter()) {
+            let Some(capture_index) = merged
+                .roots()
+                .zip(merged.indexes())
+                .find_map(|(r, i)| (r == root.as_path()).then_some(i))
+            else {
+                continue;
+            };
+            match index.is_current_for(capture_index) {
+                Ok(true) => {}
+                Ok(false) => return Err((StatusCode::SERVICE_UNAVAILABLE, stale_message(root))),
+                Err(error) => return Err((StatusCode::INTERNAL_SERVER_ERROR, error.to_string())),
+            }
+        }
+        Ok(indexes)
+    }
+
+    /// Logs, at start-up, each root's triple index file and its size: the indexes are read
+    /// when first asked for and held outside the memory budget (a few times the file's size).
+    pub(crate) fn log_sizes(&self) {
+        for root in &self.roots {
+            let path = index_path(root);
+            match std::fs::metadata(&path) {
+                Ok(meta) => tracing::info!(
+                    file = %path.display(),
+                    bytes = meta.len(),
+                    "triple index for /tpf and /sparql (held outside the memory budget once read)"
+                ),
+                Err(_) => tracing::info!(
+                    root = %root.display(),
+                    "no triple index: /tpf answers 404, /sparql replays the WARC files"
+                ),
+            }
+        }
+    }
+
+    /// The triple index of the one served root, if it has one that reads (for `/sparql`,
+    /// which checks it is current and otherwise replays the WARC files).
+    pub(crate) fn single(&self) -> Option<Arc<Vec<TripleIndex>>> {
+        if self.roots.len() != 1 {
+            return None;
+        }
+        self.load().ok()
     }
 }
 
@@ -116,10 +181,26 @@ pub(crate) async fn dated(
         }
         match dated_seconds(&rest) {
             Some(seconds) => answer(state, &headers, &base, &uri, Some(&rest), seconds),
-            None => text_response(
-                StatusCode::NOT_FOUND,
-                "a dated fragment is /tpf/{14-digit UTC timestamp}, the TimeGate /tpf/timegate\n",
-            ),
+            None => match ReplayDate::parse(&rest) {
+                // A partial date (`2024`, `202402`, `2024-02`) stands for the end of its
+                // period, as `snapshot @2024-02` and `sparql --at` read it: 302 to that
+                // instant's dated fragment.
+                Ok(date) => {
+                    let location = format!(
+                        "{base}/tpf/{}{}",
+                        date.timestamp(),
+                        query_suffix(&uri)
+                    );
+                    let mut response =
+                        text_response(StatusCode::FOUND, &format!("{location}\n"));
+                    insert(&mut response, header::LOCATION, &location);
+                    response
+                }
+                Err(_) => text_response(
+                    StatusCode::NOT_FOUND,
+                    "a dated fragment is /tpf/{14-digit UTC timestamp} (a partial date such as 2024-02 redirects to the end of its period), the TimeGate /tpf/timegate\n",
+                ),
+            },
         }
     })
     .await
@@ -158,9 +239,9 @@ fn timegate(state: &AppState, headers: &HeaderMap, base: &str, uri: &Uri) -> Res
             );
         }
     };
-    let indexes = match state.triples.get() {
+    let indexes = match state.triples.get(&state.archive) {
         Ok(indexes) => indexes,
-        Err(message) => return text_response(StatusCode::NOT_FOUND, &format!("{message}\n")),
+        Err((status, message)) => return text_response(status, &format!("{message}\n")),
     };
     let seconds = memento_seconds(&indexes, asked.timestamp());
     let Some(at) = DateTime::<Utc>::from_timestamp(seconds, 0) else {
@@ -319,9 +400,9 @@ fn answer(
             &format!("fragments are available as {}\n", types.join(", ")),
         );
     };
-    let indexes = match state.triples.get() {
+    let indexes = match state.triples.get(&state.archive) {
         Ok(indexes) => indexes,
-        Err(message) => return text_response(StatusCode::NOT_FOUND, &format!("{message}\n")),
+        Err((status, message)) => return text_response(status, &format!("{message}\n")),
     };
     let triples = matching_triples(&indexes, &request.pattern, seconds);
     let dataset = match dated {

@@ -345,7 +345,7 @@ impl MergedIndex {
 }
 
 /// The roots in order, a root given twice (by any spelling of its path) kept once.
-fn distinct_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
+pub fn distinct_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
     let mut seen = HashSet::new();
     let mut distinct = Vec::with_capacity(roots.len());
     for root in roots {

@@ -245,7 +245,7 @@ pub fn snapshot(
 }
 
 /// Blank node labels unique per capture across one output file.
-fn blank_prefix(capture: &Capture) -> String {
+pub(crate) fn blank_prefix(capture: &Capture) -> String {
     format!("t{}o{}", capture.time_micros, capture.offset)
 }
 

@@ -19,23 +19,37 @@ pub struct ReplayDate {
 
 impl ReplayDate {
     /// Parses a 1–14-digit Wayback timestamp (padded to the end of its period, out-of-range
-    /// parts clamped as pywb does) or an ISO 8601 date or date-time. A date-time with an
-    /// offset is converted to UTC; one without an offset is taken as UTC.
+    /// parts clamped as pywb does) or an ISO 8601 date or date-time, or a year and month
+    /// (`2024-02`, the end of that month). A date-time with an offset is converted to UTC; one
+    /// without an offset is taken as UTC.
     pub fn parse(text: &str) -> Result<ReplayDate, String> {
+        ReplayDate::parse_padded(text, Padding::End)
+    }
+
+    /// Parses the same forms as [`ReplayDate::parse`], a partial date standing for the START
+    /// of its period (`2024-02` is 2024-02-01T00:00:00Z), as a lower bound (`--from`) reads
+    /// it, the way CDX queries pad `from`.
+    pub fn parse_start(text: &str) -> Result<ReplayDate, String> {
+        ReplayDate::parse_padded(text, Padding::Start)
+    }
+
+    fn parse_padded(text: &str, padding: Padding) -> Result<ReplayDate, String> {
         let trimmed = text.trim();
         let at = if !trimmed.is_empty()
             && trimmed.len() <= 14
             && trimmed.bytes().all(|b| b.is_ascii_digit())
         {
-            wayback_instant(trimmed)
+            wayback_instant(trimmed, padding)
+        } else if let Some(digits) = year_month(trimmed) {
+            wayback_instant(&digits, padding)
         } else {
-            iso_instant(trimmed)
+            iso_instant(trimmed, padding)
         }
         .ok_or_else(|| {
             format!(
                 "{text:?} is not a date: give a Wayback timestamp (1 to 14 digits, e.g. \
-                 20240315 or 20240315120000) or ISO 8601 (2024-03-15, 2024-03-15T12:00:00Z, \
-                 2024-03-15T14:00:00+02:00); dates without a zone are UTC"
+                 20240315 or 20240315120000) or ISO 8601 (2024-03, 2024-03-15, \
+                 2024-03-15T12:00:00Z, 2024-03-15T14:00:00+02:00); dates without a zone are UTC"
             )
         })?;
         Ok(ReplayDate {
@@ -58,18 +72,45 @@ impl ReplayDate {
     }
 }
 
-fn wayback_instant(digits: &str) -> Option<DateTime<Utc>> {
+/// Which instant of its period a partial date stands for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Padding {
+    /// The first second (a lower bound).
+    Start,
+    /// The last second (the archive as it stood by then).
+    End,
+}
+
+/// `2024-02` as the Wayback digits `202402`.
+fn year_month(text: &str) -> Option<String> {
+    let (year, month) = text.split_once('-')?;
+    let digits =
+        |part: &str, len: usize| part.len() == len && part.bytes().all(|b| b.is_ascii_digit());
+    (digits(year, 4) && digits(month, 2) && ("01"..="12").contains(&month))
+        .then(|| format!("{year}{month}"))
+}
+
+fn wayback_instant(digits: &str, padding: Padding) -> Option<DateTime<Utc>> {
     // Years before 1900 are clamped by pywb's rules; a 1-3 digit "year" makes no sense.
     if digits.len() < 4 {
         return None;
     }
+    let padded;
+    let digits = match padding {
+        Padding::End => digits,
+        Padding::Start => {
+            const DOWN: &str = "10000101000000";
+            padded = format!("{digits}{}", &DOWN[digits.len()..]);
+            &padded
+        }
+    };
     let seconds = closest_seconds(digits);
     (seconds != i64::MAX)
         .then(|| Utc.timestamp_opt(seconds, 0).single())
         .flatten()
 }
 
-fn iso_instant(text: &str) -> Option<DateTime<Utc>> {
+fn iso_instant(text: &str, padding: Padding) -> Option<DateTime<Utc>> {
     if let Ok(zoned) = DateTime::parse_from_rfc3339(text) {
         return Some(truncate(zoned.with_timezone(&Utc)));
     }
@@ -93,10 +134,14 @@ fn iso_instant(text: &str) -> Option<DateTime<Utc>> {
             return Some(truncate(Utc.from_utc_datetime(&naive)));
         }
     }
+    let (hour, minute, second) = match padding {
+        Padding::Start => (0, 0, 0),
+        Padding::End => (23, 59, 59),
+    };
     NaiveDate::parse_from_str(text, "%Y-%m-%d")
         .ok()
-        .and_then(|day| day.and_hms_opt(23, 59, 59))
-        .map(|end| Utc.from_utc_datetime(&end))
+        .and_then(|day| day.and_hms_opt(hour, minute, second))
+        .map(|instant| Utc.from_utc_datetime(&instant))
 }
 
 fn truncate(at: DateTime<Utc>) -> DateTime<Utc> {
@@ -132,8 +177,35 @@ mod tests {
     }
 
     #[test]
+    fn a_year_and_month_is_the_end_of_that_month() {
+        assert_eq!(stamp("2024-02"), "20240229235959");
+        assert_eq!(stamp("2023-12"), "20231231235959");
+        assert_eq!(stamp("2024-02"), stamp("202402"));
+    }
+
+    #[test]
+    fn a_lower_bound_is_the_start_of_its_period() {
+        let start = |text: &str| ReplayDate::parse_start(text).unwrap().timestamp();
+        assert_eq!(start("2024"), "20240101000000");
+        assert_eq!(start("2024-02"), "20240201000000");
+        assert_eq!(start("202402"), "20240201000000");
+        assert_eq!(start("2024-03-15"), "20240315000000");
+        assert_eq!(start("2024031512"), "20240315120000");
+        assert_eq!(start("2024-03-15T12:30:00Z"), "20240315123000");
+        assert!(ReplayDate::parse_start("2024-13").is_err());
+    }
+
+    #[test]
     fn nonsense_is_a_clear_error() {
-        for bad in ["", "yesterday", "12", "2024-13-01", "2024-03-15T25:00:00Z"] {
+        for bad in [
+            "",
+            "yesterday",
+            "12",
+            "2024-13-01",
+            "2024-03-15T25:00:00Z",
+            "2024-13",
+            "2024-2",
+        ] {
             let err = ReplayDate::parse(bad).unwrap_err();
             assert!(err.contains("is not a date"), "{bad}: {err}");
         }

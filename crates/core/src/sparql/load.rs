@@ -2,6 +2,7 @@
 //! from the archive on each run (derived data only; nothing is written).
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use ldwarc_rdf::{DEFAULT_GRAPH, Graph, TermId};
 use oxigraph::model::{BlankNode, GraphName, NamedNode, NamedOrBlankNode, Quad, Term};
@@ -18,12 +19,36 @@ pub struct LoadLimits {
     pub max_statements: Option<u64>,
     /// Stops the build when cancelled (a request past its time limit).
     pub cancel: Option<CancellationToken>,
+    /// Reserves memory for statements before they are loaded (a server's memory budget); a
+    /// refusal stops the build with [`SparqlError::OverBudget`].
+    pub budget: Option<Arc<dyn StatementBudget>>,
+}
+
+/// Memory reserved for a dataset's statements before they are loaded, held until the
+/// dataset is dropped with whatever holds the reservation.
+pub trait StatementBudget: Send + Sync {
+    /// Reserves room for `statements` more statements; false (nothing reserved) when they
+    /// do not fit.
+    fn reserve(&self, statements: u64) -> bool;
+}
+
+/// What a dataset was built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DatasetSource {
+    /// The versioned triple index (version materialisation).
+    TripleIndex,
+    /// The WARC files, replayed.
+    Replay,
 }
 
 /// The archive's dataset as of a date, ready to be queried (in oxigraph's in-memory store).
 pub struct ArchiveDataset {
     pub(super) store: Store,
     statements: u64,
+    /// Statements reserved in the limits' budget so far.
+    reserved: u64,
+    /// What it was built from.
+    pub source: DatasetSource,
     /// What the selection found: documents, statements, URLs that were not documents, and
     /// documents left out.
     pub summary: SnapshotSummary,
@@ -32,6 +57,53 @@ pub struct ArchiveDataset {
 }
 
 impl ArchiveDataset {
+    pub(super) fn new(store: Store, source: DatasetSource) -> ArchiveDataset {
+        ArchiveDataset {
+            store,
+            statements: 0,
+            reserved: 0,
+            source,
+            summary: SnapshotSummary::default(),
+            skipped_statements: 0,
+        }
+    }
+
+    /// Makes sure the dataset may hold `total` statements: refuses past the limit or when the
+    /// budget has no room for them (reserving what is not reserved yet).
+    pub(super) fn reserve_up_to(
+        &mut self,
+        total: u64,
+        limits: &LoadLimits,
+    ) -> Result<(), SparqlError> {
+        if let Some(max) = limits.max_statements
+            && total > max
+        {
+            return Err(SparqlError::TooLarge(max));
+        }
+        if total > self.reserved {
+            if let Some(budget) = &limits.budget
+                && !budget.reserve(total - self.reserved)
+            {
+                return Err(SparqlError::OverBudget);
+            }
+            self.reserved = total;
+        }
+        Ok(())
+    }
+
+    /// Adds quads (after reserving room for them), then refuses when the work was cancelled.
+    pub(super) fn add(&mut self, quads: Vec<Quad>, limits: &LoadLimits) -> Result<(), SparqlError> {
+        self.reserve_up_to(self.statements + quads.len() as u64, limits)?;
+        self.statements += quads.len() as u64;
+        self.store
+            .extend(quads)
+            .map_err(|error| SparqlError::Evaluation(error.to_string()))?;
+        if limits.cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+            return Err(SparqlError::Cancelled);
+        }
+        Ok(())
+    }
+
     /// Statements loaded.
     pub fn len(&self) -> u64 {
         self.statements
@@ -55,13 +127,7 @@ pub fn load_dataset(
     report: &mut dyn FnMut(&str),
 ) -> Result<ArchiveDataset, SparqlError> {
     let store = Store::new().map_err(|e| SparqlError::Evaluation(e.to_string()))?;
-    let mut loaded = ArchiveDataset {
-        store,
-        statements: 0,
-        summary: SnapshotSummary::default(),
-        skipped_statements: 0,
-    };
-    let mut store_error = None;
+    let mut loaded = ArchiveDataset::new(store, DatasetSource::Replay);
     let mut refusal = None;
     let mut not_iris = Vec::new();
     let summary = visit_documents(
@@ -79,17 +145,12 @@ pub fn load_dataset(
             };
             let (quads, skipped) = document_quads(graph, name, blank_prefix);
             loaded.skipped_statements += skipped;
-            loaded.statements += quads.len() as u64;
-            if let Err(error) = loaded.store.extend(quads) {
-                store_error = Some(SparqlError::Evaluation(error.to_string()));
-                return ControlFlow::Break(());
-            }
-            match limits.max_statements {
-                Some(max) if loaded.statements > max => {
-                    refusal = Some(SparqlError::TooLarge(max));
+            match loaded.add(quads, limits) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(error) => {
+                    refusal = Some(error);
                     ControlFlow::Break(())
                 }
-                _ => ControlFlow::Continue(()),
             }
         },
         report,
@@ -99,7 +160,7 @@ pub fn load_dataset(
             "left out: {url}: the URL is not an IRI a SPARQL graph can be named by"
         ));
     }
-    if let Some(refusal) = refusal.or(store_error) {
+    if let Some(refusal) = refusal {
         return Err(refusal);
     }
     loaded.summary = summary;
@@ -107,7 +168,11 @@ pub fn load_dataset(
 }
 
 /// One document's statements as quads, and how many were left out (no SPARQL form).
-fn document_quads(graph: &Graph, name: NamedNode, blank_prefix: &str) -> (Vec<Quad>, u64) {
+pub(super) fn document_quads(
+    graph: &Graph,
+    name: NamedNode,
+    blank_prefix: &str,
+) -> (Vec<Quad>, u64) {
     // Each term is converted once per document, however many statements use it.
     let mut terms: Vec<Option<Option<Term>>> = vec![None; graph.term_count()];
     let mut term = |id: TermId| -> Option<Term> {
@@ -145,7 +210,7 @@ fn document_quads(graph: &Graph, name: NamedNode, blank_prefix: &str) -> (Vec<Qu
 }
 
 /// The term an N-Triples spelling stands for; blank node labels get the document's prefix.
-fn to_term(spelling: &str, blank_prefix: &str) -> Option<Term> {
+pub(super) fn to_term(spelling: &str, blank_prefix: &str) -> Option<Term> {
     if let Some(label) = spelling.strip_prefix("_:") {
         return BlankNode::new(format!("{blank_prefix}{label}"))
             .ok()

@@ -1,11 +1,14 @@
 //! SPARQL 1.1 queries over the archive as it stood at a date: the dataset `snapshot` selects
 //! (one named graph per document, named by its URL) is loaded into oxigraph's in-memory store
 //! and queried there (measured faster to load and to query than `spareval` over an `oxrdf`
-//! dataset); results are written in the W3C result formats (JSON, XML, CSV, TSV),
+//! dataset); the dataset comes from the versioned triple index when the archive root has a
+//! current one, else from replaying the WARC files (the same dataset either way); results
+//! are written in the W3C result formats (JSON, XML, CSV, TSV),
 //! as an aligned table for people, or as N-Triples/Turtle for CONSTRUCT and DESCRIBE.
 //!
 //! No query reaches the network: SERVICE has no handler and fails.
 
+mod from_index;
 mod load;
 mod results;
 
@@ -16,7 +19,8 @@ use spargebra::{Query, SparqlParser};
 
 use crate::replay::ReplayError;
 
-pub use load::{ArchiveDataset, LoadLimits, load_dataset};
+pub use from_index::{load_dataset_at, load_dataset_from_index};
+pub use load::{ArchiveDataset, DatasetSource, LoadLimits, StatementBudget, load_dataset};
 /// Stops a dataset build or an evaluation when cancelled (from another thread).
 pub use oxigraph::sparql::CancellationToken;
 pub use results::{GraphSyntax, ResultsFormat};
@@ -43,6 +47,9 @@ pub enum SparqlError {
     /// The dataset at the date is larger than the limit allows.
     #[error("the dataset at that date holds more than {0} statements, the limit")]
     TooLarge(u64),
+    /// The memory budget has no room for the dataset now (other work holds it).
+    #[error("the memory budget has no room for the dataset at that date now")]
+    OverBudget,
     /// The work was cancelled (a time limit passed).
     #[error("the query was cancelled")]
     Cancelled,

@@ -5,14 +5,15 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use ldwarc_rdf::Graph;
+use ldwarc_rdf::{DEFAULT_GRAPH, Graph};
 
 use crate::index::Capture;
 use crate::replay::dataset::{NoGraph, Scope, graph_of, scan_urls};
 use crate::replay::parallel::parallel_map;
 use crate::replay::{ReplayArchive, ReplayError, redirect_target};
 
-use super::store::{DocumentVersions, Entry, TripleIndex, Version};
+use super::currency::capture_stamp;
+use super::store::{DocumentVersions, Entry, TripleIndex, Version, VersionState};
 
 /// Captures parsed at once: bounds memory while keeping the cores busy.
 const BATCH: usize = 256;
@@ -49,10 +50,13 @@ pub fn update_triple_index(
     progress: &dyn Fn(u64, u64),
 ) -> Result<TripleIndexRun, ReplayError> {
     let archive = ReplayArchive::open(root)?;
+    // Taken before the scan: captures indexed meanwhile leave the result stale, never
+    // wrongly current.
+    let stamp = capture_stamp(archive.index()).map_err(ReplayError::io)?;
     let existing = if rebuild {
         TripleIndex::default()
     } else {
-        TripleIndex::open_if_built(root)
+        TripleIndex::open_for_update(root)
             .map_err(ReplayError::io)?
             .unwrap_or_default()
     };
@@ -77,7 +81,8 @@ pub fn update_triple_index(
     }
     done += builder.apply_batch(&archive, &mut batch, &mut run);
     progress(done, total);
-    let index = builder.finish();
+    let mut index = builder.finish();
+    index.stamp = stamp;
     run.documents = index.docs.len() as u64;
     run.entries = index.entries.len() as u64;
     run.terms = index.terms.len() as u64;
@@ -101,9 +106,9 @@ struct Builder {
     entries: HashMap<(u32, u32, u32, u32), Vec<u32>>,
     /// The statements of each document's latest version.
     current: HashMap<u32, HashSet<(u32, u32, u32)>>,
-    /// The statements of the latest version parsed in this run, for captures with the same
-    /// payload.
-    last_graph: HashMap<u32, Vec<(u32, u32, u32)>>,
+    /// The statements and state of the latest version parsed in this run, for captures
+    /// with the same payload.
+    last_graph: HashMap<u32, Parsed>,
 }
 
 impl Builder {
@@ -205,19 +210,31 @@ impl Builder {
             (!same).then(|| version_graph(archive, capture))
         });
         for ((doc, capture, _), graph) in batch.iter().zip(graphs) {
-            let statements = match graph {
+            let parsed = match graph {
                 None => self.last_graph.get(doc).cloned().unwrap_or_default(),
-                Some(Ok(graph)) => self.intern_graph(*doc, &graph),
+                Some(Ok(version)) => Parsed {
+                    statements: self.intern_graph(*doc, &version.graph),
+                    own_graphs: version
+                        .graph
+                        .quads()
+                        .iter()
+                        .any(|q| q.graph != DEFAULT_GRAPH),
+                    state: version.state,
+                },
                 Some(Err(reason)) => {
                     run.failed += 1;
                     run.failures.push(format!(
                         "{} at {}: {reason}",
                         capture.url, capture.timestamp
                     ));
-                    Vec::new()
+                    Parsed {
+                        statements: Vec::new(),
+                        state: VersionState::Failed(reason),
+                        own_graphs: false,
+                    }
                 }
             };
-            self.add_version(*doc, capture, statements);
+            self.add_version(*doc, capture, parsed);
             run.versions_added += 1;
         }
         let taken = batch.len() as u64;
@@ -264,16 +281,18 @@ impl Builder {
         statements
     }
 
-    /// Adds a capture as the document's next version holding `statements`.
-    fn add_version(&mut self, doc: u32, capture: &Capture, statements: Vec<(u32, u32, u32)>) {
+    /// Adds a capture as the document's next version holding what was parsed.
+    fn add_version(&mut self, doc: u32, capture: &Capture, parsed: Parsed) {
         let versions = &mut self.docs[doc as usize].versions;
         let version = versions.len() as u32;
         versions.push(Version {
             time_micros: capture.time_micros,
             filename: capture.filename.clone(),
             offset: capture.offset,
+            state: parsed.state.clone(),
+            own_graphs: parsed.own_graphs,
         });
-        let new: HashSet<(u32, u32, u32)> = statements.iter().copied().collect();
+        let new: HashSet<(u32, u32, u32)> = parsed.statements.iter().copied().collect();
         let old = self.current.remove(&doc).unwrap_or_default();
         for &(s, p, o) in new.symmetric_difference(&old) {
             self.entries
@@ -282,7 +301,7 @@ impl Builder {
                 .push(version);
         }
         self.current.insert(doc, new);
-        self.last_graph.insert(doc, statements);
+        self.last_graph.insert(doc, parsed);
     }
 
     fn finish(self) -> TripleIndex {
@@ -298,6 +317,7 @@ impl Builder {
             })
             .collect();
         let mut index = TripleIndex {
+            stamp: String::new(),
             terms: self.terms,
             docs: self.docs,
             entries,
@@ -315,19 +335,45 @@ fn same_capture(version: &Version, capture: &Capture) -> bool {
         && version.filename == capture.filename
 }
 
+/// What one capture gave its document, parsed: its statements as term numbers, its state,
+/// and whether it named graphs of its own.
+#[derive(Clone, Debug, Default)]
+struct Parsed {
+    statements: Vec<(u32, u32, u32)>,
+    state: VersionState,
+    own_graphs: bool,
+}
+
+/// A capture's graph and what it is (a document, partial, not a document).
+struct VersionGraph {
+    graph: Graph,
+    state: VersionState,
+}
+
 /// The graph a capture gives its document: empty for a redirect, an error status or a
 /// payload that is not RDF; an error for a payload that should be RDF and is not readable.
-fn version_graph(archive: &ReplayArchive, capture: &Capture) -> Result<Graph, String> {
+fn version_graph(archive: &ReplayArchive, capture: &Capture) -> Result<VersionGraph, String> {
     let document = redirect_target(capture).is_none()
         && capture
             .status
             .is_none_or(|s| (200..300).contains(&s) || s == 304);
+    let nothing = || VersionGraph {
+        graph: Graph::new(),
+        state: VersionState::NotDocument,
+    };
     if !document {
-        return Ok(Graph::new());
+        return Ok(nothing());
     }
     match graph_of(archive, capture) {
-        Ok((graph, _partial)) => Ok(graph),
-        Err(NoGraph::NotDocument) => Ok(Graph::new()),
+        Ok((graph, None)) => Ok(VersionGraph {
+            graph,
+            state: VersionState::Document,
+        }),
+        Ok((graph, Some(error))) => Ok(VersionGraph {
+            graph,
+            state: VersionState::Partial(error),
+        }),
+        Err(NoGraph::NotDocument) => Ok(nothing()),
         Err(NoGraph::Failed(reason)) => Err(reason),
     }
 }

@@ -22,18 +22,23 @@
 //!
 //! The index lives in `<root>/triples/`; `ldwarc index --triples` builds or extends it (new
 //! captures add versions; a capture inserted before the ones indexed makes its document be
-//! re-read), read commands only open it.
+//! re-read), read commands only open it. It records the state of the capture index it was
+//! built from, so readers can tell when it no longer covers every capture.
 
 mod build;
 mod codec;
+mod currency;
+mod merge;
 mod pattern;
 mod query;
 mod store;
 
 pub use build::{TripleIndexRun, update_triple_index};
+pub use currency::{Currency, capture_stamp, open_current, stale_message, triple_index_currency};
+pub use merge::intervals_across;
 pub use pattern::{PatternTerm, TriplePattern};
 pub use query::{Changes, Interval, Match, TripleHistory};
-pub use store::{DocumentVersions, TripleIndex, Version, index_path};
+pub use store::{DocumentVersions, TripleIndex, Version, VersionState, index_path};
 
 #[cfg(test)]
 mod tests;

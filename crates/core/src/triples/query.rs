@@ -58,7 +58,7 @@ impl TripleIndex {
     }
 
     /// The entries whose statement matches `pattern` (in one of the three sort orders).
-    fn matching(&self, pattern: &TriplePattern) -> Vec<&Entry> {
+    pub(crate) fn matching(&self, pattern: &TriplePattern) -> Vec<&Entry> {
         let resolve = |term: &super::PatternTerm| match term.bound() {
             None => Ok(None),
             Some(spelling) => self.term_number(spelling).map(Some).ok_or(()),
@@ -99,6 +99,11 @@ impl TripleIndex {
             }
             (None, None, None) => entries.iter().collect(),
         }
+    }
+
+    /// The statement of an entry, spelled, with its document.
+    pub(crate) fn entry_match(&self, entry: &Entry) -> Match<'_> {
+        self.as_match(entry)
     }
 
     fn as_match(&self, entry: &Entry) -> Match<'_> {
@@ -168,11 +173,7 @@ impl TripleIndex {
                     start_micros: versions[pair[0] as usize].time_micros,
                     end_micros: pair.get(1).map(|&end| versions[end as usize].time_micros),
                 })
-                .filter(|i| {
-                    let (start, end) = (seconds(i.start_micros), i.end_micros.map(seconds));
-                    to.is_none_or(|to| start <= to)
-                        && from.is_none_or(|from| end.is_none_or(|end| end > from))
-                })
+                .filter(|i| super::merge::overlaps(i, from, to))
                 .collect();
             if !intervals.is_empty() {
                 histories.push(TripleHistory {
@@ -183,10 +184,6 @@ impl TripleIndex {
         }
         histories
     }
-}
-
-fn seconds(micros: i64) -> i64 {
-    micros.div_euclid(1_000_000)
 }
 
 /// The positions `0..len` where `compare` (of a sorted sequence against a key) says equal.

@@ -14,7 +14,10 @@ use flate2::write::GzEncoder;
 use super::codec::{Reader, put, put_signed, put_str};
 
 /// First bytes of the decoded file; a new layout gets a new number.
-const MAGIC: &[u8] = b"ldwarc-triples 1\n";
+const MAGIC: &[u8] = b"ldwarc-triples 2\n";
+
+/// The first bytes every layout shares, before its number.
+const MAGIC_FAMILY: &[u8] = b"ldwarc-triples ";
 
 /// Where the triple index of a root lies.
 pub fn index_path(root: &Path) -> PathBuf {
@@ -30,6 +33,46 @@ pub struct Version {
     pub filename: String,
     /// The capture's record offset in that file.
     pub offset: u64,
+    /// What the capture gave its document.
+    pub state: VersionState,
+    /// The document put statements in named graphs of its own (TriG, N-Quads, JSON-LD
+    /// `@graph` with an `@id`): the index keeps its statements as triples, so a dataset
+    /// that needs those graph names reads this version from its WARC record.
+    pub own_graphs: bool,
+}
+
+/// What one capture gave its document, as `ldwarc snapshot` decides it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum VersionState {
+    /// A document with its whole graph.
+    #[default]
+    Document,
+    /// A document whose graph is partial: a parse error (the message) after some
+    /// statements.
+    Partial(String),
+    /// Not a document: a redirect, an error status, a payload that is not RDF.
+    NotDocument,
+    /// Should have been a document but could not be read or parsed (the reason); holds
+    /// nothing.
+    Failed(String),
+}
+
+impl VersionState {
+    fn code(&self) -> u8 {
+        match self {
+            VersionState::Document => 0,
+            VersionState::Partial(_) => 1,
+            VersionState::NotDocument => 2,
+            VersionState::Failed(_) => 3,
+        }
+    }
+
+    fn message(&self) -> Option<&str> {
+        match self {
+            VersionState::Partial(message) | VersionState::Failed(message) => Some(message),
+            VersionState::Document | VersionState::NotDocument => None,
+        }
+    }
 }
 
 impl Version {
@@ -78,6 +121,10 @@ impl Entry {
 /// The versioned triple index of one archive root.
 #[derive(Clone, Debug, Default)]
 pub struct TripleIndex {
+    /// The state of the capture index the triple index was built from (see
+    /// [`super::capture_stamp`]): the triple index answers for the archive only while the
+    /// capture index still has this stamp.
+    pub(crate) stamp: String,
     /// Term spellings (N-Triples) by number.
     pub(crate) terms: Vec<Box<str>>,
     /// Documents by number.
@@ -112,18 +159,63 @@ impl TripleIndex {
     /// The index of `root`, or `None` when none was built.
     pub fn open_if_built(root: &Path) -> io::Result<Option<TripleIndex>> {
         let path = index_path(root);
-        let file = match fs::File::open(&path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+        let Some(bytes) = read_decoded(&path)? else {
+            return Ok(None);
         };
-        let mut bytes = Vec::new();
-        GzDecoder::new(io::BufReader::new(file))
-            .read_to_end(&mut bytes)
-            .map_err(|e| invalid(&path, &e.to_string()))?;
         let mut index = decode(&bytes).map_err(|e| invalid(&path, &e))?;
         index.sort_orders();
         Ok(Some(index))
+    }
+
+    /// The index of `root` to be extended: `None` when none was built or when it has the
+    /// layout of another ldwarc version (then it is rebuilt from the captures: it is derived
+    /// data).
+    pub(crate) fn open_for_update(root: &Path) -> io::Result<Option<TripleIndex>> {
+        let path = index_path(root);
+        let Some(bytes) = read_decoded(&path)? else {
+            return Ok(None);
+        };
+        if is_other_layout(&bytes) {
+            tracing::info!(
+                "{}: triple index of another layout; building it anew",
+                path.display()
+            );
+            return Ok(None);
+        }
+        let mut index = decode(&bytes).map_err(|e| invalid(&path, &e))?;
+        index.sort_orders();
+        Ok(Some(index))
+    }
+
+    /// The stamp of the capture index this index was built from.
+    pub fn stamp(&self) -> &str {
+        &self.stamp
+    }
+
+    /// Bytes the index takes in memory once every access order is sorted, estimated: the
+    /// entries with their version lists, the two position orders, the term spellings and the
+    /// documents' versions (with the allocator's overhead per allocation).
+    pub fn memory_estimate(&self) -> u64 {
+        const PER_ALLOCATION: usize = 16;
+        let entries: usize = self
+            .entries
+            .iter()
+            .map(|e| std::mem::size_of::<Entry>() + e.toggles.len() * 4 + PER_ALLOCATION)
+            .sum();
+        let orders = self.entries.len() * 2 * 4;
+        let terms: usize = self
+            .terms
+            .iter()
+            .map(|t| std::mem::size_of::<Box<str>>() + t.len() + PER_ALLOCATION)
+            .sum();
+        let docs: usize = self
+            .docs
+            .iter()
+            .map(|d| {
+                d.url.len() + d.versions.len() * (std::mem::size_of::<Version>() + PER_ALLOCATION)
+            })
+            .sum();
+        (entries + orders + terms + docs) as u64
     }
 
     /// Number of documents.
@@ -181,7 +273,7 @@ impl TripleIndex {
         let dir = path.parent().unwrap_or(root);
         fs::create_dir_all(dir)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
-        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+        let mut temp = shared_temp_file(dir)?;
         {
             let mut gz = GzEncoder::new(
                 io::BufWriter::new(temp.as_file_mut()),
@@ -199,6 +291,35 @@ impl TripleIndex {
     }
 }
 
+/// A temporary file in `dir` created with the process's usual mode (the umask's), not the
+/// owner-only mode temporary files get: an archive read by another user (a web server's
+/// account) must be able to read the index renamed from it.
+fn shared_temp_file(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    builder
+        .tempfile_in(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))
+}
+
+/// The decoded bytes of the index file, `None` when there is none.
+fn read_decoded(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let file = match fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    };
+    let mut bytes = Vec::new();
+    GzDecoder::new(io::BufReader::new(file))
+        .read_to_end(&mut bytes)
+        .map_err(|e| invalid(path, &e.to_string()))?;
+    Ok(Some(bytes))
+}
+
 fn invalid(path: &Path, detail: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
@@ -209,12 +330,18 @@ fn invalid(path: &Path, detail: &str) -> io::Error {
     )
 }
 
-/// The file layout: magic, terms, file names, documents with their versions, then the
+/// Whether `bytes` (decoded) is a triple index of another layout than this one.
+pub(crate) fn is_other_layout(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC_FAMILY) && !bytes.starts_with(MAGIC)
+}
+
+/// The file layout: magic, the capture index stamp, terms, file names, documents with their versions, then the
 /// entries in subject order with the subject as a gap from the previous entry's and the
 /// toggles as gaps.
 fn encode(index: &TripleIndex) -> Vec<u8> {
     let mut out = Vec::with_capacity(index.entries.len() * 8);
     out.extend_from_slice(MAGIC);
+    put_str(&mut out, &index.stamp);
     put(&mut out, index.terms.len() as u64);
     for term in &index.terms {
         put_str(&mut out, term);
@@ -241,6 +368,13 @@ fn encode(index: &TripleIndex) -> Vec<u8> {
             let file = files.binary_search(&version.filename.as_str()).unwrap_or(0);
             put(&mut out, file as u64);
             put(&mut out, version.offset);
+            put(
+                &mut out,
+                u64::from(version.state.code() | u8::from(version.own_graphs) << 2),
+            );
+            if let Some(message) = version.state.message() {
+                put_str(&mut out, message);
+            }
         }
     }
     put(&mut out, index.entries.len() as u64);
@@ -266,6 +400,7 @@ fn decode(bytes: &[u8]) -> Result<TripleIndex, String> {
     if reader.take(MAGIC.len()).ok() != Some(MAGIC) {
         return Err("not an ldwarc triple index of this version".into());
     }
+    let stamp = reader.get_str()?.to_string();
     let term_count = reader.get_count()?;
     let mut terms = Vec::with_capacity(term_count);
     for _ in 0..term_count {
@@ -288,10 +423,20 @@ fn decode(bytes: &[u8]) -> Result<TripleIndex, String> {
             let file = files
                 .get(reader.get_count()?)
                 .ok_or("file number out of range")?;
+            let offset = reader.get()?;
+            let flags = reader.get()?;
+            let state = match flags & 3 {
+                0 => VersionState::Document,
+                1 => VersionState::Partial(reader.get_str()?.to_string()),
+                2 => VersionState::NotDocument,
+                _ => VersionState::Failed(reader.get_str()?.to_string()),
+            };
             versions.push(Version {
                 time_micros: time,
                 filename: file.clone(),
-                offset: reader.get()?,
+                offset,
+                state,
+                own_graphs: flags & 4 != 0,
             });
         }
         docs.push(DocumentVersions { url, versions });
@@ -333,6 +478,7 @@ fn decode(bytes: &[u8]) -> Result<TripleIndex, String> {
         return Err("bytes after the last entry".into());
     }
     Ok(TripleIndex {
+        stamp,
         terms,
         docs,
         entries,
