@@ -290,11 +290,15 @@ impl PgStateStore {
 impl FencedTransaction for PgTransaction<'_> {
     fn fence(&mut self, node: &str, crawl: i64, url: &str) -> BackendResult<()> {
         let pld = pld_of_url(url);
-        // FOR UPDATE (waiting, not skipping): once locked, no claim can move the lease until
-        // this transaction ends. clock_timestamp(), not now(): the wait may have been long.
+        // FOR KEY SHARE (waiting, not skipping): once locked, no claim can move the lease
+        // until this transaction ends (claims lock with FOR UPDATE SKIP LOCKED, which this
+        // lock blocks), while this node's own renewals (updates of the expiry, not of the
+        // key) go on: a commit slowed by the database must not also stall the renewal of
+        // every lease the node holds. clock_timestamp(), not now(): the wait may have been
+        // long.
         let rows = self.query(
             "SELECT holder = $3 AND expires_at > clock_timestamp() FROM pld_leases
-             WHERE crawl = $1 AND pld = $2 FOR UPDATE",
+             WHERE crawl = $1 AND pld = $2 FOR KEY SHARE",
             &[&crawl, &pld, &node],
         )?;
         let held = match rows.first() {

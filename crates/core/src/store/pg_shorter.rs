@@ -83,13 +83,17 @@ impl PgTransaction<'_> {
     fn upsert(&mut self, crawl: i64, entries: &[FrontierEntry]) -> BackendResult<Vec<Touched>> {
         let batch = EnqueueBatch::of(entries);
         // A lowered row takes a new id, so nodes reading rows after the last id they saw
-        // learn of it.
+        // learn of it. Links to URLs already known with as few hops (most links) are left
+        // out before inserting: `ON CONFLICT` would lock those rows, and wait for any other
+        // transaction holding them, even though it changes nothing.
         let rows = self.query(
             "INSERT INTO frontier (crawl, url, pld, hops, round, inlinks, via, path, redirects)
              SELECT $1, u.url, u.pld, u.hops, u.round, u.inlinks, u.via, u.path, u.redirects
              FROM unnest($2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[], $6::BIGINT[],
                          $7::TEXT[], $8::TEXT[], $9::BIGINT[])
                   AS u(url, pld, hops, round, inlinks, via, path, redirects)
+             WHERE NOT EXISTS (SELECT 1 FROM frontier f
+                               WHERE f.crawl = $1 AND f.url = u.url AND f.hops <= u.hops)
              ON CONFLICT (crawl, url) DO UPDATE SET hops = EXCLUDED.hops, via = EXCLUDED.via,
                 path = EXCLUDED.path, redirects = EXCLUDED.redirects,
                 id = nextval(pg_get_serial_sequence('frontier', 'id'))

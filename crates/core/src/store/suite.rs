@@ -545,6 +545,51 @@ fn enqueueing_links_does_not_wait_for_a_lease_renewal_in_flight() {
     assert_eq!(plds, ["pld0.example", "pld1.example", "pld9.example"]);
 }
 
+/// A node's renewal must not wait for its own fenced commit: a commit held up by the
+/// database (row locks of another node's transaction) would otherwise stall the renewal of
+/// every lease the node holds until they lapse. A claim by another node still cannot move
+/// the fenced lease.
+#[test]
+fn a_fenced_commit_holds_off_claims_but_not_its_nodes_renewal() {
+    let server = shared_server();
+    let url = server.fresh_database("fence_renewal");
+    let mut node = PgStateStore::connect(&url).unwrap();
+    let mut lease_thread = PgStateStore::connect(&url).unwrap();
+    let mut other = PgStateStore::connect(&url).unwrap();
+    let crawl = leased_crawl(&mut node, 1);
+    let pld = vec!["pld0.example".to_string()];
+    let short = Duration::from_millis(300);
+    assert_eq!(node.claim_plds("a", crawl, 5, short).unwrap(), pld);
+    let (fenced, renew) = std::sync::mpsc::channel();
+    let (renewed, outcome) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        let lease_thread = &mut lease_thread;
+        let pld_renewed = &pld;
+        scope.spawn(move || {
+            renew.recv().unwrap();
+            let result = lease_thread.renew("a", crawl, pld_renewed, Duration::from_secs(600));
+            renewed.send(result.map_err(|e| e.to_string())).unwrap();
+        });
+        node.transaction(|t| {
+            t.fence("a", crawl, "http://pld0.example/a")?;
+            fenced.send(()).unwrap();
+            let renewal = outcome.recv_timeout(Duration::from_secs(5));
+            assert_eq!(
+                renewal.expect("the renewal waited for the fenced commit"),
+                Ok(pld.clone())
+            );
+            // Past the short lease's first expiry, and renewed: still not claimable.
+            std::thread::sleep(Duration::from_millis(400));
+            assert_eq!(
+                other.claim_plds("b", crawl, 5, short).unwrap(),
+                Vec::<String>::new()
+            );
+            Ok(())
+        })
+        .unwrap();
+    });
+}
+
 #[test]
 fn plds_without_queued_urls_are_not_claimed() {
     let server = shared_server();
