@@ -88,22 +88,18 @@ pub const DOC_STORE_CACHE_BYTES: usize = 32 * 1024 * 1024;
 
 /// How the stored captures of a new index are compressed. Tantivy records the choice in
 /// the index's meta file and reads either, so indexes made with the other keep working.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// The default is Zstandard: LZ4 made the index half as large again, while a larger cache
+/// of decompressed blocks gave Zstandard lookups most of LZ4's speed
+/// (`benches/docstore_compression.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum DocStoreCompression {
     /// LZ4 blocks: fast to decompress, with no context to set up per block.
     Lz4,
     /// Zstandard (level 3) blocks: smaller, but each cold block read creates a
     /// decompression context.
+    #[default]
     Zstd,
-}
-
-impl Default for DocStoreCompression {
-    /// Zstandard: LZ4 made the index half as large again, while a larger cache of
-    /// decompressed blocks gave Zstandard lookups most of LZ4's speed
-    /// (`benches/docstore_compression.rs`).
-    fn default() -> Self {
-        DocStoreCompression::Zstd
-    }
 }
 
 impl DocStoreCompression {
