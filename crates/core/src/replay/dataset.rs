@@ -16,21 +16,13 @@ use ldwarc_rdf::{Graph, GraphDiff, OutputFormat, SNIFF_LEN, Syntax, choose_synta
 
 use super::date::ReplayDate;
 use super::error::ReplayError;
-use super::parallel::{ordered_pipeline, parallel_map};
+use super::parallel::parallel_map;
 use super::resolve::{
     Pick, ReplayArchive, is_replayable, pick_capture, redirect_target, sort_by_time,
 };
 
 /// Documents handed to the worker threads at once; bounds memory while keeping cores busy.
 const BATCH: usize = 256;
-
-#[cfg(test)]
-#[path = "dataset/snapshot_order_tests.rs"]
-mod snapshot_order_tests;
-
-/// Documents a snapshot hands a worker at once: small enough that the writer is never
-/// far behind the workers, large enough that hand-overs cost little next to parsing.
-const PIPELINE_BATCH: usize = 32;
 
 /// Which URLs a dataset operation covers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -189,9 +181,9 @@ fn looks_like_document(archive: &ReplayArchive, capture: &Capture) -> Option<boo
 }
 
 /// Writes the dataset in `scope` as of `date` to `out`, one named graph per document
-/// (the document URL), blank nodes kept apart per document. Streams: memory holds a few
-/// small batches of documents per core, never the whole snapshot. `report` receives one
-/// line per document left out or partial.
+/// (the document URL), blank nodes kept apart per document. Streams: memory holds one batch
+/// of documents, never the whole snapshot. `report` receives one line per document left out
+/// or partial.
 pub fn snapshot(
     archive: &ReplayArchive,
     scope: &Scope,
@@ -201,51 +193,51 @@ pub fn snapshot(
     report: &mut dyn FnMut(&str),
 ) -> Result<SnapshotSummary, ReplayError> {
     let mut summary = SnapshotSummary::default();
+    let mut batch: Vec<Capture> = Vec::with_capacity(BATCH);
     let mut failure: Option<std::io::Error> = None;
-    // The index scan, the documents' reading, parsing and spelling, and the writing all
-    // overlap: scanning on a thread of its own, documents on every core, and the writing
-    // here, in scan order.
-    let render = |capture: &Capture| {
-        graph_of(archive, capture).map(|(graph, error)| {
-            let text = render_document(&graph, &capture.url, format, &blank_prefix(capture));
-            (graph.len(), text, error)
-        })
-    };
-    let scanned = ordered_pipeline(
-        PIPELINE_BATCH,
-        |emit| {
-            let mut not_documents = 0u64;
-            scan_urls(archive, scope, |_, captures| {
-                match document_at(captures, date) {
-                    None => not_documents += 1,
-                    Some(capture) => emit(capture),
-                }
+    let mut write_batch = |batch: &mut Vec<Capture>, summary: &mut SnapshotSummary| {
+        let rendered = parallel_map(batch, |capture| {
+            graph_of(archive, capture).map(|(graph, error)| {
+                let text = render_document(&graph, &capture.url, format, &blank_prefix(capture));
+                (graph.len(), text, error)
             })
-            .map(|()| not_documents)
-        },
-        render,
-        |capture, result| match result {
-            Ok((statements, text, error)) => {
-                if failure.is_none()
-                    && let Err(e) = out.write_all(text.as_bytes())
-                {
-                    failure = Some(e);
+        });
+        for (capture, result) in batch.iter().zip(rendered) {
+            match result {
+                Ok((statements, text, error)) => {
+                    if failure.is_none()
+                        && let Err(e) = out.write_all(text.as_bytes())
+                    {
+                        failure = Some(e);
+                    }
+                    summary.documents += 1;
+                    summary.statements += statements as u64;
+                    if let Some(error) = error {
+                        summary.partial += 1;
+                        report(&format!("{}: partial graph: {error}", capture.url));
+                    }
                 }
-                summary.documents += 1;
-                summary.statements += statements as u64;
-                if let Some(error) = error {
-                    summary.partial += 1;
-                    report(&format!("{}: partial graph: {error}", capture.url));
+                Err(NoGraph::NotDocument) => summary.not_documents += 1,
+                Err(NoGraph::Failed(reason)) => {
+                    summary.failed += 1;
+                    report(&format!("left out: {reason}"));
                 }
             }
-            Err(NoGraph::NotDocument) => summary.not_documents += 1,
-            Err(NoGraph::Failed(reason)) => {
-                summary.failed += 1;
-                report(&format!("left out: {reason}"));
+        }
+        batch.clear();
+    };
+    scan_urls(archive, scope, |_, captures| {
+        match document_at(captures, date) {
+            None => summary.not_documents += 1,
+            Some(capture) => {
+                batch.push(capture);
+                if batch.len() >= BATCH {
+                    write_batch(&mut batch, &mut summary);
+                }
             }
-        },
-    );
-    summary.not_documents += scanned?;
+        }
+    })?;
+    write_batch(&mut batch, &mut summary);
     match failure {
         Some(error) => Err(ReplayError::io(format!("writing the snapshot: {error}"))),
         None => Ok(summary),
