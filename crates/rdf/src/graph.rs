@@ -279,7 +279,9 @@ pub fn parse_graph_with(
     contexts: &dyn ContextSource,
     page: &PageOptions,
 ) -> Result<ParsedGraph, RdfError> {
-    if sophia::iri::Iri::new(base).is_err() {
+    // oxiri's parser, not sophia's IRI check: that one compiles a large regular expression
+    // on first use, a good part of a one-document command such as `ldwarc replay`.
+    if oxiri::Iri::parse(base).is_err() {
         return Err(RdfError::InvalidBase {
             base: base.to_string(),
         });
@@ -475,6 +477,34 @@ mod tests {
 
     fn parse(body: &str, syntax: Syntax) -> ParsedGraph {
         parse_graph(body.as_bytes(), &[syntax], BASE, &NoContexts).unwrap()
+    }
+
+    #[test]
+    fn a_base_that_is_not_an_absolute_iri_is_refused() {
+        for base in [
+            "not a url",
+            "doc",
+            "/relative/path",
+            "http://exa mple.org/",
+            "",
+        ] {
+            assert!(
+                matches!(
+                    parse_graph(b"<#a> <#p> <#o> .", &[Syntax::Turtle], base, &NoContexts),
+                    Err(RdfError::InvalidBase { .. })
+                ),
+                "{base:?}"
+            );
+        }
+        for base in [
+            "http://example.org/doc",
+            "urn:x:y",
+            "https://\u{e9}.example/d?q=\u{e9}#f",
+        ] {
+            let parsed = parse_graph(b"<#a> <#p> <#o> .", &[Syntax::Turtle], base, &NoContexts)
+                .unwrap_or_else(|e| panic!("{base:?}: {e}"));
+            assert_eq!(parsed.graph.len(), 1, "{base:?}");
+        }
     }
 
     #[test]

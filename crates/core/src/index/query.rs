@@ -68,7 +68,7 @@ impl Filter {
         let kind = match mode {
             '=' => FilterKind::Exact,
             '~' => FilterKind::Regex(
-                regex::Regex::new(&format!("^(?:{value})"))
+                super::pattern_cache::compiled(&format!("^(?:{value})"))
                     .map_err(|e| format!("filter {text:?}: {e}"))?,
             ),
             _ => FilterKind::Contains,

@@ -21,6 +21,8 @@ use super::record_codec::{decode_capture, encode_capture_into};
 
 mod bulk;
 pub(crate) use bulk::{StoredWindow, Windows};
+#[cfg(test)]
+mod compression_tests;
 
 /// Errors of the capture index, with the index directory in the message.
 pub type Result<T> = std::result::Result<T, io::Error>;
@@ -75,6 +77,48 @@ fn schema() -> (Schema, Fields) {
     )
 }
 
+/// Uncompressed size of a doc-store block of a new index.
+const DOC_STORE_BLOCK_BYTES: usize = 16 * 1024;
+
+/// Decompressed doc-store blocks a reader keeps, in bytes over all segments. Lookups
+/// through one open index (a replay server) find recently read blocks here instead of
+/// decompressing them again, which with Zstandard also means creating a decompression
+/// context per block. Filled only as blocks are read, so short commands pay nothing.
+pub const DOC_STORE_CACHE_BYTES: usize = 32 * 1024 * 1024;
+
+/// How the stored captures of a new index are compressed. Tantivy records the choice in
+/// the index's meta file and reads either, so indexes made with the other keep working.
+///
+/// The default is Zstandard: LZ4 made the index half as large again, while a larger cache
+/// of decompressed blocks gave Zstandard lookups most of LZ4's speed
+/// (`benches/docstore_compression.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DocStoreCompression {
+    /// LZ4 blocks: fast to decompress, with no context to set up per block.
+    Lz4,
+    /// Zstandard (level 3) blocks: smaller, but each cold block read creates a
+    /// decompression context.
+    #[default]
+    Zstd,
+}
+
+impl DocStoreCompression {
+    fn compressor(self) -> Compressor {
+        match self {
+            DocStoreCompression::Lz4 => Compressor::Lz4,
+            DocStoreCompression::Zstd => Compressor::Zstd(ZstdCompressor::default()),
+        }
+    }
+
+    /// How the index's meta file names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            DocStoreCompression::Lz4 => "lz4",
+            DocStoreCompression::Zstd => "zstd",
+        }
+    }
+}
+
 /// The capture index under `<root>/index`.
 pub struct CaptureIndex {
     dir: std::path::PathBuf,
@@ -84,8 +128,17 @@ pub struct CaptureIndex {
 }
 
 impl CaptureIndex {
-    /// Opens the index in `dir`, creating an empty one if there is none.
+    /// Opens the index in `dir`, creating an empty one if there is none. A new index
+    /// compresses its stored captures with [`DocStoreCompression::default`]; an existing one
+    /// keeps the compression recorded in its meta file, whichever it is.
     pub fn open(dir: &Path) -> Result<Self> {
+        Self::open_or_create_with(dir, DocStoreCompression::default())
+    }
+
+    /// Opens the index in `dir`, creating an empty one compressed with `compression` if
+    /// there is none (an existing index keeps its own compression). For benchmarks and
+    /// tests comparing the two.
+    pub fn open_or_create_with(dir: &Path, compression: DocStoreCompression) -> Result<Self> {
         std::fs::create_dir_all(dir)?;
         let (schema, fields) = schema();
         let directory = MmapDirectory::open(dir).map_err(|e| index_error(dir, e))?;
@@ -97,8 +150,8 @@ impl CaptureIndex {
             // cost ~7% more space than 64 KB ones (about 95 bytes per capture) and cut
             // the median lookup time by about a third (benches/index_throughput.rs).
             let settings = IndexSettings {
-                docstore_compression: Compressor::Zstd(ZstdCompressor::default()),
-                docstore_blocksize: 16 * 1024,
+                docstore_compression: compression.compressor(),
+                docstore_blocksize: DOC_STORE_BLOCK_BYTES,
                 ..IndexSettings::default()
             };
             Index::builder()
@@ -123,17 +176,37 @@ impl CaptureIndex {
     }
 
     fn with_index(dir: &Path, index: Index, fields: Fields) -> Result<Self> {
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(|e| super::read_only::index_error(dir, &e))?;
+        let reader = Self::reader(dir, &index, DOC_STORE_CACHE_BYTES)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             index,
             reader,
             fields,
         })
+    }
+
+    /// A reader whose doc-store readers together cache about `cache_bytes` of decompressed
+    /// blocks (tantivy's cache is per segment; never fewer than its default 100 blocks).
+    fn reader(dir: &Path, index: &Index, cache_bytes: usize) -> Result<IndexReader> {
+        let segments = index
+            .searchable_segment_ids()
+            .map_err(|e| index_error(dir, e))?
+            .len()
+            .max(1);
+        let blocks = (cache_bytes / DOC_STORE_BLOCK_BYTES / segments).max(100);
+        index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .doc_store_cache_num_blocks(blocks)
+            .try_into()
+            .map_err(|e| super::read_only::index_error(dir, &e))
+    }
+
+    /// Replaces the reader by one caching about `cache_bytes` of decompressed doc-store
+    /// blocks (the default is [`DOC_STORE_CACHE_BYTES`]); for benchmarks comparing sizes.
+    pub fn set_doc_store_cache(&mut self, cache_bytes: usize) -> Result<()> {
+        self.reader = Self::reader(&self.dir, &self.index, cache_bytes)?;
+        Ok(())
     }
 
     /// The checkpoint of the last commit.
