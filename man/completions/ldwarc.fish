@@ -318,7 +318,7 @@ json\t'JSON: one object per line for lists, else one object'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l write-histories -d 'Also write the histories simulated (e.g. a synthetic model\'s) to FILE as JSON lines' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l over-time -d 'With --json, also one object per strategy and month (cumulative, all documents)'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l over-time -d 'With --format json, also one object per strategy and month (cumulative, all documents)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -l json -d 'Deprecated: use --format json'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand simulate" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'

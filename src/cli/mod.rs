@@ -100,7 +100,7 @@ enum Command {
         every RDF syntax parsed for links. Every fetch is written as request + response (or revisit) + \
         metadata records, indexed as it is written, and logged in <root>/state. A crawl killed at any \
         point continues with --resume. Options can also be set under [crawl] in <root>/ldwarc.toml; \
-        flags win. Progress is shown on a terminal; the summary goes to stderr, or to stdout with --json."
+        flags win. Progress is shown on a terminal; the summary goes to stderr, or to stdout with --format json."
     )]
     Crawl(crawl_commands::CrawlArgs),
     /// The RDF graph of a URL as it was at a date (revisits and redirects resolved).

@@ -108,7 +108,7 @@ pub fn plan(args: PlanArgs) -> io::Result<i32> {
     }
 }
 
-/// The plan as printed with `--json`; times in days.
+/// The plan as printed with `--format json`; times in days.
 #[derive(Debug, Serialize)]
 struct CurrencyReport {
     /// `period` (α was given) or `alpha` (the period was given).

@@ -89,7 +89,7 @@ pub struct SimulateArgs {
     /// Rows of the over-time tables, every N months.
     #[arg(long, value_name = "MONTHS", default_value_t = 6)]
     every: usize,
-    /// With --json, also one object per strategy and month (cumulative, all documents).
+    /// With --format json, also one object per strategy and month (cumulative, all documents).
     #[arg(long)]
     over_time: bool,
     #[command(flatten)]
@@ -192,7 +192,7 @@ pub fn simulate(args: SimulateArgs) -> io::Result<i32> {
     Ok(0)
 }
 
-/// One line of `--json`.
+/// One line of `--format json`.
 #[derive(Debug, Serialize)]
 struct JsonRow<'a> {
     strategy: &'a str,
