@@ -12,13 +12,16 @@
 //! `$LDWARC_VENV/bin/python`, else `.venv/bin/python` (see `.ci/setup-interop.sh`).
 //! `LDWARC_BENCH_DIR` keeps the archive.
 
+#[allow(dead_code)]
+mod support;
 #[path = "../tests/support/versioned_people.rs"]
 mod versioned_people;
 
 use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use support::{bench_root, env_or, venv_bin};
 
 use chrono::TimeDelta;
 use ldwarc_core::archive::Archive;
@@ -26,13 +29,6 @@ use ldwarc_core::index::{IndexOptions, update_index};
 use ldwarc_core::replay::{ReplayArchive, ReplayDate, Scope, SnapshotFormat, snapshot};
 use ldwarc_core::triples::{TripleIndex, TriplePattern, update_triple_index};
 use versioned_people::{SCHEMA, Spec, base_time, employer_iri, generate, person_iri};
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn ms(duration: Duration) -> String {
     format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
@@ -49,19 +45,6 @@ fn timed<T>(runs: usize, mut work: impl FnMut() -> T) -> (T, Duration) {
     }
     times.sort();
     (result.expect("at least one run"), times[times.len() / 2])
-}
-
-fn python() -> PathBuf {
-    let venv = std::env::var_os("LDWARC_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv"));
-    let path = venv.join("bin/python");
-    assert!(
-        path.exists(),
-        "{} is missing: run `bash .ci/setup-interop.sh`",
-        path.display()
-    );
-    path
 }
 
 /// pyoxigraph: load the snapshot, then each pattern as a SELECT; prints one line per step.
@@ -88,14 +71,7 @@ fn main() {
         employers: 50,
         seed: 2026,
     };
-    let temp;
-    let root = match std::env::var_os("LDWARC_BENCH_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            temp = tempfile::tempdir().expect("temp dir");
-            temp.path().to_path_buf()
-        }
-    };
+    let (_temp, root) = bench_root();
     let triples = spec.documents * spec.people_per_document * 4;
     println!(
         "BEAR-style benchmark: {} documents × {} people = {triples} triples per version, {} versions, {:.0}% of documents changing per version",
@@ -209,7 +185,7 @@ fn main() {
         started.elapsed().as_secs_f64(),
         std::fs::metadata(&snapshot_path).map_or(0, |m| m.len())
     );
-    let output = Command::new(python())
+    let output = Command::new(venv_bin("python"))
         .args(["-c", PYOXIGRAPH])
         .arg(&snapshot_path)
         .args(&patterns)

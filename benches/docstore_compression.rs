@@ -16,6 +16,8 @@
 //! Both compressors answer the same: the bench asserts equal exports.
 //! Run with `cargo bench --bench docstore_compression`.
 
+#[allow(dead_code)]
+mod support;
 #[path = "../tests/support/synthetic_archive.rs"]
 mod synthetic_archive;
 
@@ -29,32 +31,14 @@ use ldwarc_core::index::store::DocStoreCompression;
 use ldwarc_core::index::{CaptureIndex, IndexOptions, update_index};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use support::env_or;
 use synthetic_archive::{Spec, generate, slot_url};
 
-const HOURS: usize = 10;
-const PLDS: usize = 4;
-
-fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
-    let wanted = env_number("LDWARC_BENCH_CAPTURES", 100_000);
-    let lookups = env_number("LDWARC_BENCH_LOOKUPS", 20_000);
+    let wanted = env_or("LDWARC_BENCH_CAPTURES", 100_000);
+    let lookups = env_or("LDWARC_BENCH_LOOKUPS", 20_000);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let spec = Spec {
-        hours: HOURS,
-        plds: PLDS,
-        captures_per_file: wanted.div_ceil(HOURS * PLDS),
-        hot_documents: 50,
-        requests: false,
-        imported: false,
-        gzip_level: 6,
-        threads: cores,
-    };
+    let spec = Spec::index_benchmark(wanted, cores);
     let temp = tempfile::tempdir().expect("temp dir");
     let root = temp.path();
     let generated = generate(root, &spec).expect("generate archive");
@@ -69,8 +53,8 @@ fn main() {
         .map(|_| {
             slot_url(
                 &spec,
-                rng.random_range(0..PLDS),
-                rng.random_range(0..HOURS),
+                rng.random_range(0..spec.plds),
+                rng.random_range(0..spec.hours),
                 rng.random_range(0..spec.captures_per_file),
             )
         })

@@ -37,43 +37,18 @@ use ldwarc_core::index::CaptureIndex;
 use ldwarc_core::index::query::{CdxQuery, run_query};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use support::{time_command, venv_bin};
+use support::{bench_root, env_or, time_command, venv_bin};
 use synthetic_archive::{Spec, base_time, generate, slot_url};
 
-const HOURS: usize = 10;
-const PLDS: usize = 4;
 /// Longest time cdxj-indexer may take over the whole archive before it is timed on a subset.
 const CDXJ_BUDGET: Duration = Duration::from_secs(420);
 
-fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
-    let wanted = env_number("LDWARC_BENCH_CAPTURES", 1_000_000);
-    let lookups = env_number("LDWARC_BENCH_LOOKUPS", 10_000);
+    let wanted = env_or("LDWARC_BENCH_CAPTURES", 1_000_000);
+    let lookups = env_or("LDWARC_BENCH_LOOKUPS", 10_000);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let spec = Spec {
-        hours: HOURS,
-        plds: PLDS,
-        captures_per_file: wanted.div_ceil(HOURS * PLDS),
-        hot_documents: 50,
-        requests: false,
-        imported: false,
-        gzip_level: 6,
-        threads: cores,
-    };
-    let temp;
-    let root = match std::env::var_os("LDWARC_BENCH_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            temp = tempfile::tempdir().expect("temp dir");
-            temp.path().to_path_buf()
-        }
-    };
+    let spec = Spec::index_benchmark(wanted, cores);
+    let (_temp, root) = bench_root();
     let (files, captures, revisits, bytes) = prepare(&root, &spec);
     println!(
         "archive: {captures} captures ({revisits} revisits) in {} files, {:.1} MB gzip, {cores} cores",
@@ -150,12 +125,12 @@ fn main() {
     let random_url = |rng: &mut StdRng| {
         slot_url(
             &spec,
-            rng.random_range(0..PLDS),
-            rng.random_range(0..HOURS),
+            rng.random_range(0..spec.plds),
+            rng.random_range(0..spec.hours),
             rng.random_range(0..spec.captures_per_file),
         )
     };
-    let span_secs = (HOURS * 3600) as i64;
+    let span_secs = (spec.hours * 3600) as i64;
     let random_ts = |rng: &mut StdRng| {
         (base_time() + TimeDelta::seconds(rng.random_range(0..span_secs)))
             .format("%Y%m%d%H%M%S")

@@ -6,12 +6,14 @@
 //!
 //! Knobs: `LDWARC_BENCH_SNAPSHOT_DOCS` (default 20000), `LDWARC_BENCH_DIR` (keep the archive).
 
+#[allow(dead_code)]
+mod support;
 #[path = "../tests/support/synthetic_archive.rs"]
 mod synthetic_archive;
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 use std::time::Instant;
+use support::bench_root;
 
 use chrono::TimeDelta;
 use ldwarc_core::archive::Archive;
@@ -60,14 +62,7 @@ fn main() {
         gzip_level: 6,
         threads: cores,
     };
-    let temp;
-    let root = match std::env::var_os("LDWARC_BENCH_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            temp = tempfile::tempdir().expect("temp dir");
-            temp.path().to_path_buf()
-        }
-    };
+    let (_temp, root) = bench_root();
     let generated = generate(&root, &spec).expect("generate the archive");
     let archive = Archive::new(&root);
     let started = Instant::now();

@@ -9,11 +9,13 @@
 //! people of four statements, over `LDWARC_SPARQL_VERSIONS` (default 10) daily crawls.
 //! `LDWARC_BENCH_DIR` keeps the archive.
 
+#[allow(dead_code)]
+mod support;
 #[path = "../tests/support/versioned_people.rs"]
 mod versioned_people;
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use support::{bench_root, env_or};
 
 use chrono::TimeDelta;
 use ldwarc_core::archive::Archive;
@@ -25,13 +27,6 @@ use ldwarc_core::sparql::{
 };
 use ldwarc_core::triples::{TripleIndex, update_triple_index};
 use versioned_people::{Spec, base_time, generate};
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn ms(duration: Duration) -> String {
     format!("{:.1} ms", duration.as_secs_f64() * 1000.0)
@@ -89,14 +84,7 @@ fn main() {
         employers: 50,
         seed: 2026,
     };
-    let temp;
-    let root = match std::env::var_os("LDWARC_BENCH_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            temp = tempfile::tempdir().expect("temp dir");
-            temp.path().to_path_buf()
-        }
-    };
+    let (_temp, root) = bench_root();
     println!(
         "sparql dataset build: {} documents × {} people × 4 = {} statements per version, {} versions",
         spec.documents,

@@ -9,6 +9,7 @@
 //!
 //! Run with `cargo bench --bench warc_throughput`. Needs `.venv` from `.ci/setup-interop.sh`.
 
+#[allow(dead_code)]
 mod support;
 
 use std::fs::File;

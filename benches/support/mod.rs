@@ -33,3 +33,25 @@ pub fn venv_bin(name: &str) -> PathBuf {
     );
     path
 }
+
+/// A setting from the environment (`LDWARC_BENCH_*` and the like), or `default` when it is
+/// unset or does not parse.
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Where a benchmark writes its archive: `LDWARC_BENCH_DIR` (kept), else a temporary
+/// directory that lives as long as the returned guard.
+pub fn bench_root() -> (Option<tempfile::TempDir>, PathBuf) {
+    match std::env::var_os("LDWARC_BENCH_DIR") {
+        Some(dir) => (None, PathBuf::from(dir)),
+        None => {
+            let temp = tempfile::tempdir().expect("temp dir");
+            let root = temp.path().to_path_buf();
+            (Some(temp), root)
+        }
+    }
+}

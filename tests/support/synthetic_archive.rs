@@ -52,6 +52,25 @@ pub struct Spec {
     pub threads: usize,
 }
 
+impl Spec {
+    /// The capture-index benchmarks' corpus: about `captures` captures in 10 hourly
+    /// partitions of 4 PLDs, 50 hot documents, gzip level 6, written on `threads` threads.
+    pub fn index_benchmark(captures: usize, threads: usize) -> Self {
+        const HOURS: usize = 10;
+        const PLDS: usize = 4;
+        Spec {
+            hours: HOURS,
+            plds: PLDS,
+            captures_per_file: captures.div_ceil(HOURS * PLDS),
+            hot_documents: 50,
+            requests: false,
+            imported: false,
+            gzip_level: 6,
+            threads,
+        }
+    }
+}
+
 /// What was generated.
 #[derive(Debug, Clone, Default)]
 pub struct Generated {
