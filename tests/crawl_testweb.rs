@@ -8,10 +8,9 @@ use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::time::Duration;
 
 use common::{ldwarc, run, stdout_ok};
-use ldwarc_core::archive::{pay_level_domain, walk_warc_files};
+use ldwarc_core::archive::walk_warc_files;
 use ldwarc_core::store::{Change, StateStore};
 use ldwarc_testweb::{TestWebServer, Web};
 use ldwarc_warc::WarcReader;
@@ -111,25 +110,7 @@ fn crawl_of_the_fixture_web() {
     );
 
     // Politeness by the server's clock: per PLD, requests at least DELAY apart.
-    let mut by_pld: BTreeMap<String, Vec<(std::time::Instant, String)>> = BTreeMap::new();
-    for request in &requests {
-        by_pld
-            .entry(pay_level_domain(&request.host))
-            .or_default()
-            .push((request.received_instant, request.url()));
-    }
-    for (pld, mut times) in by_pld {
-        times.sort();
-        for pair in times.windows(2) {
-            let gap = pair[1].0 - pair[0].0;
-            // 2 ms of slack for the time between the crawler's clock reading and the
-            // server's reading of the finished request head.
-            assert!(
-                gap + Duration::from_millis(2) >= Duration::from_secs_f64(DELAY),
-                "{pld}: two requests {gap:?} apart: {pair:?}"
-            );
-        }
-    }
+    crate::cluster::assert_spaced(&requests, DELAY);
 
     // Every request archived: request + response + metadata, 303 hops included.
     let (records, files) = read_records(root.path());

@@ -161,6 +161,13 @@ pub(crate) fn counts(uris: &[String]) -> BTreeMap<String, usize> {
 /// Per PLD, by the server's clock, no two requests (robots.txt included) closer than the
 /// delay, whichever nodes sent them.
 pub(crate) fn assert_spacing(requests: &[LoggedRequest]) {
+    assert_spaced(requests, DELAY);
+}
+
+/// Per PLD, by the server's clock, no two requests closer than `delay` seconds (with 2 ms of
+/// slack for the time between the crawler's clock reading and the server's reading of the
+/// finished request head).
+pub(crate) fn assert_spaced(requests: &[LoggedRequest], delay: f64) {
     let mut by_pld: BTreeMap<String, Vec<(Instant, String)>> = BTreeMap::new();
     for request in requests {
         by_pld
@@ -173,7 +180,7 @@ pub(crate) fn assert_spacing(requests: &[LoggedRequest]) {
         for pair in times.windows(2) {
             let gap = pair[1].0 - pair[0].0;
             assert!(
-                gap + Duration::from_millis(2) >= Duration::from_secs_f64(DELAY),
+                gap + Duration::from_millis(2) >= Duration::from_secs_f64(delay),
                 "{pld}: two requests {gap:?} apart: {pair:?}"
             );
         }
