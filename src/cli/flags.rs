@@ -120,20 +120,7 @@ pub fn size(text: &str) -> Result<u64, String> {
     ldwarc_core::size::parse_size(text)
 }
 
-/// Checks a file argument before any command runs: it names an existing regular file (a
-/// FIFO would block the command on open, a directory fail later with a vaguer message).
-pub fn input_file(path: std::ffi::OsString) -> Result<PathBuf, String> {
-    let path = PathBuf::from(path);
-    if path.as_os_str().is_empty() {
-        return Err("an empty path".into());
-    }
-    match std::fs::metadata(&path) {
-        Ok(meta) if meta.is_file() => Ok(path),
-        Ok(meta) if meta.is_dir() => Err("a directory, not a file".into()),
-        Ok(_) => Err("not a regular file (a FIFO, socket or device)".into()),
-        Err(error) => Err(error.to_string()),
-    }
-}
+pub use ldwarc_core::arguments::{existing_file, input_file, non_empty};
 
 /// [`input_file`], or `-` for standard input.
 pub fn input_file_or_stdin(path: std::ffi::OsString) -> Result<PathBuf, String> {
@@ -143,25 +130,10 @@ pub fn input_file_or_stdin(path: std::ffi::OsString) -> Result<PathBuf, String> 
     input_file(path)
 }
 
-/// The value parser of a file argument: [`input_file`] on the argument as given.
-pub fn existing_file() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
-    use clap::builder::TypedValueParser;
-    clap::builder::OsStringValueParser::new().try_map(input_file)
-}
-
 /// The value parser of a file argument that may be `-`: [`input_file_or_stdin`].
 pub fn existing_file_or_stdin() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
     use clap::builder::TypedValueParser;
     clap::builder::OsStringValueParser::new().try_map(input_file_or_stdin)
-}
-
-/// A text argument that must say something: an empty value is refused, not taken as unset.
-pub fn non_empty(text: &str) -> Result<String, String> {
-    if text.trim().is_empty() {
-        Err("an empty value".into())
-    } else {
-        Ok(text.to_string())
-    }
 }
 
 /// [`input_file_or_stdin`] for arguments kept as text.

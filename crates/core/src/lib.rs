@@ -6,6 +6,7 @@
 //! archive without writing to it.
 
 pub mod archive;
+pub mod arguments;
 pub mod dynamics;
 pub mod index;
 pub mod replay;

@@ -150,37 +150,8 @@ where
     text.parse().map(Some).map_err(de::Error::custom)
 }
 
-/// The value parsers of the flags.
 #[cfg(feature = "cli")]
-mod parsers {
-    use std::path::PathBuf;
-
-    /// A text value that must say something: an empty value is refused, not taken as unset.
-    pub fn non_empty(text: &str) -> Result<String, String> {
-        if text.trim().is_empty() {
-            Err("an empty value".into())
-        } else {
-            Ok(text.to_string())
-        }
-    }
-
-    /// A file that exists and is a regular file (a FIFO would block the crawl on open).
-    pub fn existing_file() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
-        use clap::builder::TypedValueParser;
-        clap::builder::OsStringValueParser::new().try_map(|path| {
-            let path = PathBuf::from(path);
-            match std::fs::metadata(&path) {
-                _ if path.as_os_str().is_empty() => Err("an empty path".to_string()),
-                Ok(meta) if meta.is_file() => Ok(path),
-                Ok(meta) if meta.is_dir() => Err("a directory, not a file".into()),
-                Ok(_) => Err("not a regular file (a FIFO, socket or device)".into()),
-                Err(error) => Err(error.to_string()),
-            }
-        })
-    }
-}
-#[cfg(feature = "cli")]
-use parsers::{existing_file, non_empty};
+use ldwarc_core::arguments::{existing_file, non_empty};
 
 /// How the crawler fetches and writes: the options `crawl` and `monitor` share, as flags and
 /// as keys of `[crawl]` in `ldwarc.toml`.
