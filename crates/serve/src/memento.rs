@@ -40,6 +40,16 @@ pub(crate) fn parse_accept_datetime(text: &str) -> Option<DateTime<Utc>> {
 pub(crate) const BAD_ACCEPT_DATETIME: &str =
     "Accept-Datetime is not an HTTP date (e.g. Tue, 20 Mar 2001 20:35:00 GMT)";
 
+/// [`asked_datetime`], or the 400 answer a header that is not an HTTP date gets.
+pub(crate) fn asked_datetime_or_400(headers: &HeaderMap) -> Result<DateTime<Utc>, Box<Response>> {
+    asked_datetime(headers).map_err(|()| {
+        Box::new(text_response(
+            StatusCode::BAD_REQUEST,
+            &format!("{BAD_ACCEPT_DATETIME}\n"),
+        ))
+    })
+}
+
 /// The instant a request asks for: its `Accept-Datetime`, or now when it sends none; `Err`
 /// when the header is not an HTTP date.
 pub(crate) fn asked_datetime(headers: &axum::http::HeaderMap) -> Result<DateTime<Utc>, ()> {

@@ -20,9 +20,7 @@ use ldwarc_core::replay::{
 };
 use ldwarc_rdf::{OutputFormat, ParsedGraph, Syntax, decode_content, mislabelled, write_graph};
 
-use super::memento::{
-    BAD_ACCEPT_DATETIME, MementoSet, accept_ranges, archived_url, asked_datetime, http_date,
-};
+use super::memento::{MementoSet, accept_ranges, archived_url, asked_datetime_or_400, http_date};
 use super::rewrite::rewrite_html;
 use super::{AppState, State as AppStateRef, base_url, blocking, inline, pages, text_response};
 
@@ -151,17 +149,9 @@ fn captures_or_404(state: &AppState, url: &str) -> Result<Vec<Capture>, Box<Resp
 
 /// The TimeGate: 302 to the memento closest to `Accept-Datetime` (or the latest).
 fn timegate(state: &AppState, headers: &HeaderMap, base: String, url: String) -> Response {
-    let at = match asked_datetime(headers) {
+    let at = match asked_datetime_or_400(headers) {
         Ok(at) => at,
-        Err(()) => {
-            return text_response(
-                StatusCode::BAD_REQUEST,
-                &format!(
-                    "{BAD_ACCEPT_DATETIME}
-"
-                ),
-            );
-        }
+        Err(answer) => return *answer,
     };
     let captures = match captures_or_404(state, &url) {
         Ok(captures) => captures,

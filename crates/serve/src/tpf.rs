@@ -31,7 +31,7 @@ use ldwarc_core::triples::{TripleIndex, TriplePattern, index_path, stale_message
 use ldwarc_rdf::{Graph, OutputFormat, write_graph};
 use ldwarc_warc::time::{parse_wayback_timestamp, wayback_timestamp};
 
-use super::memento::{BAD_ACCEPT_DATETIME, asked_datetime, format_http_date};
+use super::memento::{asked_datetime_or_400, format_http_date};
 use super::{AppState, State as AppStateRef, base_url, blocking, text_response};
 
 /// Triples per page, as the Linked Data Fragments server pages.
@@ -227,17 +227,9 @@ fn insert(response: &mut Response, name: HeaderName, value: &str) {
 
 /// 302 to the dated fragment answering for `Accept-Datetime` (now when absent).
 fn timegate(state: &AppState, headers: &HeaderMap, base: &str, uri: &Uri) -> Response {
-    let asked = match asked_datetime(headers) {
+    let asked = match asked_datetime_or_400(headers) {
         Ok(at) => at,
-        Err(()) => {
-            return text_response(
-                StatusCode::BAD_REQUEST,
-                &format!(
-                    "{BAD_ACCEPT_DATETIME}
-"
-                ),
-            );
-        }
+        Err(answer) => return *answer,
     };
     let indexes = match state.triples.get(&state.archive) {
         Ok(indexes) => indexes,
