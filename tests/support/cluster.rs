@@ -296,3 +296,45 @@ pub(crate) fn requested(requests: &[LoggedRequest]) -> BTreeMap<String, usize> {
         .collect();
     counts(&documents)
 }
+
+/// The node that sent a request: the User-Agent [`node_command`] gives each node.
+fn sender(request: &LoggedRequest) -> &str {
+    request.header("user-agent").unwrap_or("")
+}
+
+/// A document is requested twice only when its first request was in flight at a takeover:
+/// that request is the last its node sent to the PLD before another node's first request
+/// there (a node sends a PLD its next request only after the previous fetch's commit, so a
+/// takeover can leave at most that one fetch uncommitted). Never three times. Returns the
+/// documents requested twice.
+pub(crate) fn assert_repeats_only_at_takeovers(requests: &[LoggedRequest]) -> Vec<String> {
+    let mut by_time: Vec<&LoggedRequest> = requests.iter().collect();
+    by_time.sort_by_key(|r| r.received_instant);
+    let repeated: Vec<String> = requested(requests)
+        .into_iter()
+        .filter(|(_, count)| *count > 1)
+        .map(|(url, count)| {
+            assert_eq!(count, 2, "{url} requested {count} times");
+            url
+        })
+        .collect();
+    for url in &repeated {
+        let first = by_time
+            .iter()
+            .position(|r| r.url() == *url)
+            .expect("a repeated URL was requested");
+        let pld = pay_level_domain(&by_time[first].host);
+        let next = by_time[first + 1..]
+            .iter()
+            .find(|r| pay_level_domain(&r.host) == pld)
+            .expect("the second request comes later");
+        assert_ne!(
+            sender(next),
+            sender(by_time[first]),
+            "{url} requested twice, though its node's next request to {pld} was its own ({}): \
+             no takeover came between",
+            next.url()
+        );
+    }
+    repeated
+}

@@ -41,8 +41,9 @@ pub trait PldLeases {
 
 /// Writes that commit only while the writing node holds the URL's PLD lease.
 pub trait FencedTransaction: BackendTransaction {
-    /// Checks that `node` holds an unexpired lease on the PLD of `url` and keeps it locked
-    /// until this transaction ends, so no other node can take it over before the commit.
+    /// Checks that `node` is the holder of the lease on the PLD of `url` (expired or not: no
+    /// other node claimed it since) and keeps it locked until this transaction ends, so no
+    /// other node can take it over before the commit.
     /// Fails with [`BackendError::LeaseLost`] otherwise; the caller then returns that error
     /// from the transaction, which rolls back everything it wrote.
     fn fence(&mut self, node: &str, crawl: i64, url: &str) -> BackendResult<()>;
@@ -290,14 +291,18 @@ impl PgStateStore {
 impl FencedTransaction for PgTransaction<'_> {
     fn fence(&mut self, node: &str, crawl: i64, url: &str) -> BackendResult<()> {
         let pld = pld_of_url(url);
+        // The holder alone decides, not the expiry: only a claim by another node (or a
+        // release) changes the holder, and only then may another node fetch the PLD's URLs.
+        // A lease that lapsed unclaimed is still this node's to commit under (its local
+        // deadline kept it from sending requests after the lapse); refusing that commit
+        // would leave a fetched URL queued for a second fetch that no takeover explains.
         // FOR KEY SHARE (waiting, not skipping): once locked, no claim can move the lease
         // until this transaction ends (claims lock with FOR UPDATE SKIP LOCKED, which this
         // lock blocks), while this node's own renewals (updates of the expiry, not of the
         // key) go on: a commit slowed by the database must not also stall the renewal of
-        // every lease the node holds. clock_timestamp(), not now(): the wait may have been
-        // long.
+        // every lease the node holds.
         let rows = self.query(
-            "SELECT holder = $3 AND expires_at > clock_timestamp() FROM pld_leases
+            "SELECT holder = $3 FROM pld_leases
              WHERE crawl = $1 AND pld = $2 FOR KEY SHARE",
             &[&crawl, &pld, &node],
         )?;

@@ -490,6 +490,49 @@ fn an_expired_lease_is_taken_over_and_the_old_holder_is_fenced_off() {
     assert_eq!(node_a.claim_plds("a", crawl, 5, short).unwrap(), pld);
 }
 
+/// A lease that ran out with nobody claiming it is still its holder's to commit under: the
+/// holder's fetch counts and its URL is done, so no node fetches it a second time. Once
+/// another node claims the PLD, the same commit is refused.
+#[test]
+fn a_lapsed_lease_nobody_claimed_still_fences_for_its_holder() {
+    let server = shared_server();
+    let url = server.fresh_database("lapsed_fence");
+    let mut node_a = PgStateStore::connect(&url).unwrap();
+    let mut node_b = PgStateStore::connect(&url).unwrap();
+    let crawl = leased_crawl(&mut node_a, 1);
+    let pld = vec!["pld0.example".to_string()];
+    let short = Duration::from_millis(200);
+    assert_eq!(node_a.claim_plds("a", crawl, 5, short).unwrap(), pld);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !node_b.leases(crawl).unwrap()[0].live,
+        "the lease did not lapse"
+    );
+    node_a
+        .transaction(|t| {
+            t.log_fetch_fenced(
+                "a",
+                crawl,
+                &fetched("http://pld0.example/a", 1, Change::New),
+            )?;
+            t.mark_done_fenced("a", crawl, "http://pld0.example/a")
+        })
+        .unwrap();
+    let (queued, done) = node_b.frontier(crawl).unwrap();
+    assert_eq!(done, ["http://pld0.example/a"]);
+    assert_eq!(queued.len(), 1);
+    assert_eq!(
+        node_b
+            .claim_plds("b", crawl, 5, Duration::from_secs(600))
+            .unwrap(),
+        pld
+    );
+    let result =
+        node_a.transaction(|t| t.mark_done_fenced("a", crawl, "http://www.pld0.example/b"));
+    assert!(result.is_err_and(|e| e.is_lease_lost()));
+    assert_eq!(node_b.fetch_log(Some(crawl)).unwrap().len(), 1);
+}
+
 /// A renewal updating a lease row while a commit (holding its fence lock) enqueues links
 /// into that row's PLD deadlocked: the commit's insert of the existing lease row waited
 /// for the renewal, and the renewal for the fence lock. Enqueueing now leaves existing
