@@ -275,7 +275,11 @@ pub(crate) fn assert_captured(
     let mut all = Vec::new();
     for root in roots {
         let files = warc_files(root.path());
-        common::assert_warcs_valid(&files);
+        // A node that never held a PLD with work left wrote no file; the URL set below
+        // still has to come out whole from the others.
+        if !files.is_empty() {
+            common::assert_warcs_valid(&files);
+        }
         all.extend(responses(&files));
     }
     let captured = counts(&all);
