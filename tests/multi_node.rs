@@ -162,20 +162,33 @@ fn bench_web() -> Web {
     })
 }
 
-/// The latency of every answer of the benchmark's web (`LDWARC_BENCH_LATENCY_MS`, default 100).
+/// The latency of every answer of the benchmark's web (`LDWARC_BENCH_LATENCY_MS`, default 20).
 fn bench_latency() -> Duration {
-    Duration::from_millis(bench_setting("LATENCY_MS", 100))
+    Duration::from_millis(bench_setting("LATENCY_MS", 20))
 }
 
-/// Each node's `--concurrency` (`LDWARC_BENCH_CONCURRENCY`, default 4) and `--max-plds`
-/// (`LDWARC_BENCH_MAX_PLDS`, default 16): with 100 ms answers one node fetches at most some
-/// 40 documents a second, under half the default web's politeness bound, so the bound is
-/// reachable only with more nodes.
+/// Each node's `--concurrency` (`LDWARC_BENCH_CONCURRENCY`, default 64) and `--max-plds`
+/// (`LDWARC_BENCH_MAX_PLDS`, default 8): holding 8 PLDs at a time, one node fetches at most
+/// 8 / delay documents a second (32 at 0.25 s), about a third of the default web's
+/// politeness bound, so the bound is reachable only with more nodes.
 fn bench_node_limits() -> (usize, usize) {
     (
-        bench_setting("CONCURRENCY", 4),
-        bench_setting("MAX_PLDS", 16),
+        bench_setting("CONCURRENCY", 64),
+        bench_setting("MAX_PLDS", 8),
     )
+}
+
+/// The node counts to run (`LDWARC_BENCH_NODES`, comma-separated, default `1,2,4`).
+fn bench_node_counts() -> Vec<usize> {
+    std::env::var("LDWARC_BENCH_NODES")
+        .ok()
+        .map(|list| {
+            list.split(',')
+                .filter_map(|n| n.trim().parse().ok())
+                .collect()
+        })
+        .filter(|counts: &Vec<usize>| !counts.is_empty())
+        .unwrap_or_else(|| vec![1, 2, 4])
 }
 
 /// The crawl's hop limit in the benchmark: far enough to reach the whole generated web.
@@ -311,7 +324,7 @@ fn benchmark_multi_node_throughput() {
         "| nodes | captures (robots.txt included) | seconds | documents/s | politeness bound | share of bound | PostgreSQL transactions | transactions/document | statements | statements/document |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for nodes in [1, 2, 4] {
+    for nodes in bench_node_counts() {
         let (seconds, captured, work) = bench_run(nodes, &pg, delay);
         let rate = documents as f64 / seconds;
         let per_document = |count: i64| count as f64 / documents.max(1) as f64;

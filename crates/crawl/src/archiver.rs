@@ -130,20 +130,33 @@ pub struct CaptureJob {
 }
 
 /// Runs its action when dropped, i.e. when the archiver is done with the job whatever became
-/// of it: committed, refused by a fence, failed, or never handled.
-pub struct CommitAck(Option<Box<dyn FnOnce() + Send>>);
+/// of it: committed, refused by a fence, failed, or never handled. The action learns whether
+/// a fence refused the commit.
+pub struct CommitAck {
+    action: Option<Box<dyn FnOnce(bool) + Send>>,
+    refused: bool,
+}
 
 impl CommitAck {
-    /// An acknowledgement running `action`.
-    pub fn new(action: impl FnOnce() + Send + 'static) -> Self {
-        Self(Some(Box::new(action)))
+    /// An acknowledgement running `action` (given whether the commit was refused).
+    pub fn new(action: impl FnOnce(bool) + Send + 'static) -> Self {
+        Self {
+            action: Some(Box::new(action)),
+            refused: false,
+        }
+    }
+
+    /// Records that a fence refused the commit: the URL is still queued in the shared
+    /// frontier, for whichever node holds its PLD.
+    pub fn refuse(&mut self) {
+        self.refused = true;
     }
 }
 
 impl Drop for CommitAck {
     fn drop(&mut self) {
-        if let Some(action) = self.0.take() {
-            action();
+        if let Some(action) = self.action.take() {
+            action(self.refused);
         }
     }
 }
@@ -476,6 +489,11 @@ impl ArchiverState {
                 Ok(())
             }))
         });
+        if result.as_ref().is_err_and(|error| error.is_lease_lost())
+            && let Some(ack) = &mut job.committed
+        {
+            ack.refuse();
+        }
         let written = entry.record.as_ref().map(|r| r.file.clone());
         self.lease_checked(result, written.as_deref())
     }

@@ -382,6 +382,8 @@ enum Done {
     Committed {
         pld: PldId,
         finished_at: Option<Instant>,
+        /// The URL, when a fence refused the commit (another node took the PLD over).
+        refused: Option<UrlId>,
     },
     Document {
         id: UrlId,
@@ -995,8 +997,19 @@ impl Crawler {
                 self.handle_document(id, *fetch, conditional_on, parse, parse_error)
             }
             Done::Unsent { pld, id, origin } => self.handle_unsent(pld, id, origin),
-            Done::Committed { pld, finished_at } => {
+            Done::Committed {
+                pld,
+                finished_at,
+                refused,
+            } => {
                 self.frontier.release(pld, finished_at);
+                if let Some(id) = refused {
+                    // Still queued in the shared frontier: were it left done here, this node
+                    // would skip it each time it claimed the PLD again, and release the PLD
+                    // as idle while the crawl waits for that URL.
+                    let held = self.shared.as_ref().is_some_and(|s| s.held.contains(&pld));
+                    self.frontier.not_committed(id, held);
+                }
                 self.drop_unless_held(pld);
             }
         }
@@ -1159,10 +1172,11 @@ impl Crawler {
         }
         let committed = if self.shared.is_some() {
             let done = self.done_tx.clone();
-            Some(CommitAck::new(move || {
+            Some(CommitAck::new(move |refused| {
                 let _ = done.send(Done::Committed {
                     pld,
                     finished_at: sent,
+                    refused: refused.then_some(id),
                 });
             }))
         } else {

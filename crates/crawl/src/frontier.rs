@@ -328,6 +328,20 @@ impl Frontier {
         });
     }
 
+    /// A fetched URL whose commit a fence refused (its PLD was taken over): it is queued
+    /// again if this node holds the PLD (`held`: claimed back since), and otherwise released,
+    /// to be queued when the PLD is claimed again.
+    pub fn not_committed(&mut self, id: UrlId, held: bool) {
+        if self.urls[id as usize].state != UrlState::Done {
+            return;
+        }
+        self.urls[id as usize].state = UrlState::Released;
+        if held {
+            let round = self.urls[id as usize].round;
+            self.requeue_released(id, round);
+        }
+    }
+
     /// Queues a released URL again (its PLD's lease is this node's again).
     fn requeue_released(&mut self, id: UrlId, round: u32) {
         if self.urls[id as usize].kind != UrlKind::Link {
@@ -856,6 +870,46 @@ mod tests {
         );
         assert_eq!(frontier.queued(), (2, 0));
         assert_eq!(frontier.entry(1).state, UrlState::Done);
+    }
+
+    #[test]
+    fn a_fetch_whose_commit_was_refused_is_queued_again_when_the_pld_is_held() {
+        let mut frontier = Frontier::new(0, Duration::ZERO);
+        frontier.add(link("http://a.example/1", "a.example", 0));
+        frontier.add(link("http://a.example/2", "a.example", 0));
+        let fetch_one = |frontier: &mut Frontier| {
+            let pld = frontier.next_ready_pld(Instant::now()).unwrap();
+            let id = frontier.take(pld).unwrap();
+            frontier.done(id);
+            frontier.release(pld, Some(Instant::now()));
+            (pld, id)
+        };
+        let (a, first) = fetch_one(&mut frontier);
+        // Lost meanwhile: the PLD leaves the queues; the refusal comes after.
+        frontier.drop_pld(a);
+        frontier.not_committed(first, false);
+        assert_eq!(frontier.entry(first).state, UrlState::Released);
+        assert_eq!(frontier.queued(), (0, 0));
+        // Claimed again: the shared frontier still has both queued, and so does this node.
+        for url in ["http://a.example/1", "http://a.example/2"] {
+            assert!(matches!(
+                frontier.add(link(url, "a.example", 0)),
+                Added::Known(_)
+            ));
+        }
+        assert_eq!(frontier.entry(first).state, UrlState::Queued);
+        assert_eq!(frontier.queued(), (2, 0));
+        // Refused while this node holds the PLD again: queued at once.
+        let (_, refused) = fetch_one(&mut frontier);
+        let (_, committed) = fetch_one(&mut frontier);
+        assert_eq!(frontier.queued(), (0, 0));
+        frontier.not_committed(refused, true);
+        assert_eq!(frontier.entry(refused).state, UrlState::Queued);
+        assert_eq!(frontier.queued(), (1, 0));
+        // Only a done URL goes back: one already queued again is left as it is.
+        frontier.not_committed(refused, true);
+        assert_eq!(frontier.queued(), (1, 0));
+        assert_eq!(frontier.entry(committed).state, UrlState::Done);
     }
 
     #[test]
