@@ -407,16 +407,27 @@ fn two_nodes_claiming_at_once_never_share_a_pld() {
     assert_eq!(a.len() + b.len(), 40);
 }
 
-#[test]
-fn an_expired_lease_is_taken_over_and_the_old_holder_is_fenced_off() {
-    let server = shared_server();
-    let url = server.fresh_database("takeover");
+/// Two nodes' stores on a fresh database of `server` named after `name`, a crawl with one PLD
+/// (`pld0.example`, two URLs) and node "a" holding its lease for `ttl`: (a, b, crawl, [pld]).
+fn one_pld_leased_by_a(
+    server: &ldwarc_testweb::postgres::PgServer,
+    name: &str,
+    ttl: Duration,
+) -> (PgStateStore, PgStateStore, i64, Vec<String>) {
+    let url = server.fresh_database(name);
     let mut node_a = PgStateStore::connect(&url).unwrap();
-    let mut node_b = PgStateStore::connect(&url).unwrap();
+    let node_b = PgStateStore::connect(&url).unwrap();
     let crawl = leased_crawl(&mut node_a, 1);
     let pld = vec!["pld0.example".to_string()];
+    assert_eq!(node_a.claim_plds("a", crawl, 5, ttl).unwrap(), pld);
+    (node_a, node_b, crawl, pld)
+}
+
+#[test]
+fn an_expired_lease_is_taken_over_and_the_old_holder_is_fenced_off() {
     let short = Duration::from_millis(300);
-    assert_eq!(node_a.claim_plds("a", crawl, 5, short).unwrap(), pld);
+    let server = shared_server();
+    let (mut node_a, mut node_b, crawl, pld) = one_pld_leased_by_a(&server, "takeover", short);
     assert_eq!(
         node_b.claim_plds("b", crawl, 5, short).unwrap(),
         Vec::<String>::new()
@@ -495,14 +506,9 @@ fn an_expired_lease_is_taken_over_and_the_old_holder_is_fenced_off() {
 /// another node claims the PLD, the same commit is refused.
 #[test]
 fn a_lapsed_lease_nobody_claimed_still_fences_for_its_holder() {
-    let server = shared_server();
-    let url = server.fresh_database("lapsed_fence");
-    let mut node_a = PgStateStore::connect(&url).unwrap();
-    let mut node_b = PgStateStore::connect(&url).unwrap();
-    let crawl = leased_crawl(&mut node_a, 1);
-    let pld = vec!["pld0.example".to_string()];
     let short = Duration::from_millis(200);
-    assert_eq!(node_a.claim_plds("a", crawl, 5, short).unwrap(), pld);
+    let server = shared_server();
+    let (mut node_a, mut node_b, crawl, pld) = one_pld_leased_by_a(&server, "lapsed_fence", short);
     std::thread::sleep(Duration::from_millis(300));
     assert!(
         !node_b.leases(crawl).unwrap()[0].live,
