@@ -22,7 +22,6 @@ mod links;
 mod parse;
 mod serialize;
 mod syntax;
-mod turtle_family;
 mod xml_c14n;
 
 pub use canon::{

@@ -17,7 +17,6 @@ use sophia::xml::parser::RdfXmlParser;
 use super::html::{self, EmbeddedReport, MicrodataRegistry};
 use super::jsonld::{self, ContextSource};
 use super::syntax::Syntax;
-use super::turtle_family::{self, TurtleFamily};
 
 const RDF_XML_LITERAL: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral";
 
@@ -55,10 +54,28 @@ pub(crate) fn parse_statements<S: StatementSink>(
     let mut missing_contexts = Vec::new();
     let mut embedded = None;
     let result = match syntax {
-        Syntax::Turtle => parse_turtle_family(body, TurtleFamily::Turtle, base, sink),
-        Syntax::TriG => parse_turtle_family(body, TurtleFamily::TriG, base, sink),
-        Syntax::NTriples => parse_turtle_family(body, TurtleFamily::NTriples, base, sink),
-        Syntax::NQuads => parse_turtle_family(body, TurtleFamily::NQuads, base, sink),
+        Syntax::Turtle => {
+            let parser = TurtleParser::new().with_base(turtle_base(base));
+            let mut source = parser.parse(body);
+            source
+                .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
+                .map_err(|err| turtle_error(&err, body))
+        }
+        Syntax::TriG => {
+            let parser = TriGParser::new().with_base(turtle_base(base));
+            let mut source = parser.parse(body);
+            source
+                .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
+                .map_err(|err| turtle_error(&err, body))
+        }
+        Syntax::NTriples => NTriplesParser::new()
+            .parse(body)
+            .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
+            .map_err(|err| turtle_error(&err, body)),
+        Syntax::NQuads => NQuadsParser::new()
+            .parse(body)
+            .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
+            .map_err(|err| turtle_error(&err, body)),
         Syntax::RdfXml => {
             let parser = RdfXmlParser {
                 base: Iri::new(base.to_string()).ok(),
@@ -107,54 +124,6 @@ pub(crate) fn parse_statements<S: StatementSink>(
         missing_contexts,
         result,
         embedded,
-    }
-}
-
-/// The Turtle family through oxttl; a body that is not UTF-8 goes to sophia's parsers, which
-/// report the first invalid byte where oxttl may skip it in a comment.
-fn parse_turtle_family<S: StatementSink>(
-    body: &[u8],
-    syntax: TurtleFamily,
-    base: &str,
-    sink: &mut S,
-) -> Result<(), String> {
-    if std::str::from_utf8(body).is_ok() {
-        turtle_family::parse_turtle_family(body, syntax, base, sink)
-    } else {
-        sophia_turtle_family(body, syntax, base, sink)
-    }
-}
-
-/// The Turtle family through sophia's parsers.
-pub(crate) fn sophia_turtle_family<S: StatementSink>(
-    body: &[u8],
-    syntax: TurtleFamily,
-    base: &str,
-    sink: &mut S,
-) -> Result<(), String> {
-    match syntax {
-        TurtleFamily::Turtle => {
-            let parser = TurtleParser::new().with_base(turtle_base(base));
-            let mut source = parser.parse(body);
-            source
-                .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
-                .map_err(|err| turtle_error(&err, body))
-        }
-        TurtleFamily::TriG => {
-            let parser = TriGParser::new().with_base(turtle_base(base));
-            let mut source = parser.parse(body);
-            source
-                .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
-                .map_err(|err| turtle_error(&err, body))
-        }
-        TurtleFamily::NTriples => NTriplesParser::new()
-            .parse(body)
-            .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
-            .map_err(|err| turtle_error(&err, body)),
-        TurtleFamily::NQuads => NQuadsParser::new()
-            .parse(body)
-            .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
-            .map_err(|err| turtle_error(&err, body)),
     }
 }
 
