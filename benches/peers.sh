@@ -21,7 +21,9 @@
 #    per case, default 10; PEERS_SKIP_SERVE=1 skips it). Targets: >= 20x pywb, p99 < 5 ms,
 #    0 errors.
 #
-# Run: bash benches/peers.sh (PEERS_CAPTURES=20000 for a quick run). Needs .venv and
+# Run: bash benches/peers.sh (PEERS_CAPTURES=20000 for a quick run; PEERS_ROWS="snapshot parse"
+# runs only those rows of index, cdx, check, ls, snapshot, parse, default all; parse needs the
+# snapshot's output from an earlier run or this one). Needs .venv and
 # .venv-pywb (bash tools/setup-tests.sh) and wrk. Every tool shares this machine's cores:
 # the figures hold for this machine and its load at the time only.
 set -euo pipefail
@@ -108,6 +110,9 @@ PY
 
 rows=()
 missed=0
+wanted_rows=" ${PEERS_ROWS:-index cdx check ls snapshot parse} "
+# wanted NAME: whether the row NAME is to be run.
+wanted() { [[ $wanted_rows == *" $1 "* ]]; }
 # row NAME LDWARC_SECONDS PEER_NAME PEER_SECONDS LIMIT
 row() {
   local ratio
@@ -117,42 +122,53 @@ row() {
   rows+=("$(printf '%-10s %10s s   %-34s %10s s  %7sx  (target <= %sx) %s' "$1" "$2" "$3" "$4" "$ratio" "$5" "$verdict")")
 }
 
-echo "== index"
-t_index=$(best 3 '"$LDWARC" index --root "$ARCHIVE" --rebuild > /dev/null')
-t_fw_index=$(best 3 '"$VENV/bin/fastwarc" index $FILES > /dev/null')
-t_cdxj_indexer=$(best 1 '"$VENV/bin/cdxj-indexer" -s --dir-root "$ARCHIVE/warc" "$ARCHIVE/warc" > /dev/null')
-echo "   ldwarc $t_index s, fastwarc index $t_fw_index s, cdxj-indexer $t_cdxj_indexer s"
-row index "$t_index" "fastwarc index" "$t_fw_index" 1
+if wanted index; then
+  echo "== index"
+  t_index=$(best 3 '"$LDWARC" index --root "$ARCHIVE" --rebuild > /dev/null')
+  t_fw_index=$(best 3 '"$VENV/bin/fastwarc" index $FILES > /dev/null')
+  t_cdxj_indexer=$(best 1 '"$VENV/bin/cdxj-indexer" -s --dir-root "$ARCHIVE/warc" "$ARCHIVE/warc" > /dev/null')
+  echo "   ldwarc $t_index s, fastwarc index $t_fw_index s, cdxj-indexer $t_cdxj_indexer s"
+  row index "$t_index" "fastwarc index" "$t_fw_index" 1
+fi
 
-echo "== cdx"
-t_cdx=$(best 3 '"$LDWARC" cdx --root "$ARCHIVE" > "$DIR/export.cdxj"')
-LC_ALL=C sort -c "$dir/export.cdxj" || { echo "ldwarc cdx output is not byte-sorted" >&2; exit 1; }
-t_sort=$(best 3 'LC_ALL=C sort "$DIR/export.cdxj" > /dev/null')
-echo "   $(wc -l < "$dir/export.cdxj") lines"
-row cdx "$t_cdx" "LC_ALL=C sort of its output" "$t_sort" 2
+if wanted cdx; then
+  echo "== cdx"
+  t_cdx=$(best 3 '"$LDWARC" cdx --root "$ARCHIVE" > "$DIR/export.cdxj"')
+  LC_ALL=C sort -c "$dir/export.cdxj" || { echo "ldwarc cdx output is not byte-sorted" >&2; exit 1; }
+  t_sort=$(best 3 'LC_ALL=C sort "$DIR/export.cdxj" > /dev/null')
+  echo "   $(wc -l < "$dir/export.cdxj") lines"
+  row cdx "$t_cdx" "LC_ALL=C sort of its output" "$t_sort" 2
+fi
 
-echo "== check"
-t_check=$(best 3 '"$LDWARC" check --root "$ARCHIVE" --quiet > /dev/null')
-t_fw_check=$(best 3 '"$PY" "$DIR/fastwarc_verify.py" $FILES')
-t_warcio=$(best 1 'for f in $FILES; do "$VENV/bin/warcio" check "$f" > /dev/null || exit 1; done')
-echo "   ldwarc $t_check s, fastwarc verify $t_fw_check s, warcio check $t_warcio s"
-row check "$t_check" "FastWARC iterate + both digests" "$t_fw_check" 1
+if wanted check; then
+  echo "== check"
+  t_check=$(best 3 '"$LDWARC" check --root "$ARCHIVE" --quiet > /dev/null')
+  t_fw_check=$(best 3 '"$PY" "$DIR/fastwarc_verify.py" $FILES')
+  t_warcio=$(best 1 'for f in $FILES; do "$VENV/bin/warcio" check "$f" > /dev/null || exit 1; done')
+  echo "   ldwarc $t_check s, fastwarc verify $t_fw_check s, warcio check $t_warcio s"
+  row check "$t_check" "FastWARC iterate + both digests" "$t_fw_check" 1
+fi
 
-echo "== ls"
-t_ls=$(best 3 '"$LDWARC" ls --root "$ARCHIVE" --format json > "$DIR/ls.jsonl"')
-t_fw_ls=$(best 3 '"$PY" "$DIR/fastwarc_iterate.py" $FILES 2> /dev/null')
-echo "   $(wc -l < "$dir/ls.jsonl") records"
-row "ls --json" "$t_ls" "FastWARC iterate with HTTP headers" "$t_fw_ls" 1
+if wanted ls; then
+  echo "== ls"
+  t_ls=$(best 3 '"$LDWARC" ls --root "$ARCHIVE" --format json > "$DIR/ls.jsonl"')
+  t_fw_ls=$(best 3 '"$PY" "$DIR/fastwarc_iterate.py" $FILES 2> /dev/null')
+  echo "   $(wc -l < "$dir/ls.jsonl") records"
+  row "ls --json" "$t_ls" "FastWARC iterate with HTTP headers" "$t_fw_ls" 1
+fi
 
-echo "== snapshot"
-t_snap=$(best 3 '"$LDWARC" snapshot --root "$ARCHIVE" @2100-01-01 > "$DIR/snapshot.nq"')
-t_ox_snap=$(best 3 '"$PY" "$DIR/pyoxigraph_parse.py" "$DIR/snapshot.nq" 2> /dev/null')
-echo "   $(wc -l < "$dir/snapshot.nq") statements"
-row snapshot "$t_snap" "pyoxigraph parsing that output" "$t_ox_snap" 1
+if wanted snapshot; then
+  echo "== snapshot"
+  t_snap=$(best 3 '"$LDWARC" snapshot --root "$ARCHIVE" @2100-01-01 > "$DIR/snapshot.nq"')
+  t_ox_snap=$(best 3 '"$PY" "$DIR/pyoxigraph_parse.py" "$DIR/snapshot.nq" 2> /dev/null')
+  echo "   $(wc -l < "$dir/snapshot.nq") statements"
+  row snapshot "$t_snap" "pyoxigraph parsing that output" "$t_ox_snap" 1
+fi
 
-echo "== parse"
-# The snapshot's statements as one graph, in N-Triples and Turtle.
-"$py" - "$dir" <<'PY'
+if wanted parse; then
+  echo "== parse"
+  # The snapshot's statements as one graph, in N-Triples and Turtle.
+  "$py" - "$dir" <<'PY'
 import sys, pyoxigraph
 d = sys.argv[1]
 triples = [pyoxigraph.Triple(q.subject, q.predicate, q.object)
@@ -160,13 +176,14 @@ triples = [pyoxigraph.Triple(q.subject, q.predicate, q.object)
 pyoxigraph.serialize(triples, output=f"{d}/graph.nt", format=pyoxigraph.RdfFormat.N_TRIPLES)
 pyoxigraph.serialize(triples, output=f"{d}/graph.ttl", format=pyoxigraph.RdfFormat.TURTLE)
 PY
-t_parse_nt=$(best 3 '"$LDWARC" parse "$DIR/graph.nt" > /dev/null')
-t_ox_nt=$(best 3 '"$PY" "$DIR/pyoxigraph_parse.py" "$DIR/graph.nt" 2> /dev/null')
-t_parse_ttl=$(best 3 '"$LDWARC" parse "$DIR/graph.ttl" > /dev/null')
-t_ox_ttl=$(best 3 '"$PY" "$DIR/pyoxigraph_parse.py" "$DIR/graph.ttl" 2> /dev/null')
-echo "   $(wc -l < "$dir/graph.nt") triples"
-row parse-nt "$t_parse_nt" "pyoxigraph parse (streaming)" "$t_ox_nt" 1
-row parse-ttl "$t_parse_ttl" "pyoxigraph parse (streaming)" "$t_ox_ttl" 1
+  t_parse_nt=$(best 3 '"$LDWARC" parse "$DIR/graph.nt" > /dev/null')
+  t_ox_nt=$(best 3 '"$PY" "$DIR/pyoxigraph_parse.py" "$DIR/graph.nt" 2> /dev/null')
+  t_parse_ttl=$(best 3 '"$LDWARC" parse "$DIR/graph.ttl" > /dev/null')
+  t_ox_ttl=$(best 3 '"$PY" "$DIR/pyoxigraph_parse.py" "$DIR/graph.ttl" 2> /dev/null')
+  echo "   $(wc -l < "$dir/graph.nt") triples"
+  row parse-nt "$t_parse_nt" "pyoxigraph parse (streaming)" "$t_ox_nt" 1
+  row parse-ttl "$t_parse_ttl" "pyoxigraph parse (streaming)" "$t_ox_ttl" 1
+fi
 
 echo
 echo "== $captures captures, $(nproc) cores, best of 3 (load before: $(cut -d' ' -f1-3 /proc/loadavg))"

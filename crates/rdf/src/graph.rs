@@ -3,7 +3,9 @@
 //! document order kept, blank nodes relabelled `b0`, `b1`, … by first appearance so that one
 //! document always yields the same labels.
 
-use std::collections::{HashMap, HashSet};
+// foldhash, not SipHash: hashing terms and statements was a tenth of parsing a large file.
+// Its per-map random seed keeps colliding inputs from being prepared in advance.
+use foldhash::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -438,34 +440,61 @@ pub fn spell_term<T: Term>(term: &T, out: &mut String) {
 
 fn push_iri(iri: &str, out: &mut String) {
     out.push('<');
-    for c in iri.chars() {
-        if c <= ' ' || matches!(c, '<' | '>' | '"' | '{' | '}' | '|' | '^' | '`' | '\\') {
-            let _ = write!(out, "\\u{:04X}", c as u32);
-        } else {
-            out.push(c);
-        }
-    }
+    push_escaped(
+        iri,
+        out,
+        |byte| {
+            byte <= b' '
+                || matches!(
+                    byte,
+                    b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'^' | b'`' | b'\\'
+                )
+        },
+        push_u_escape,
+    );
     out.push('>');
 }
 
 fn push_literal_text(text: &str, out: &mut String) {
     out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if c < ' ' || c == '\u{7f}' => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
+    push_escaped(
+        text,
+        out,
+        |byte| byte < b' ' || matches!(byte, b'"' | b'\\' | 0x7f),
+        |byte, out| match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            byte => push_u_escape(byte, out),
+        },
+    );
     out.push('"');
+}
+
+fn push_u_escape(byte: u8, out: &mut String) {
+    let _ = write!(out, "\\u{byte:04X}");
+}
+
+/// Appends `text` with the characters `escaped` picks written by `escape`. Only ASCII
+/// characters are ever escaped, so the text is copied in runs between them (most terms need
+/// no escape at all).
+fn push_escaped(
+    text: &str,
+    out: &mut String,
+    escaped: impl Fn(u8) -> bool,
+    escape: impl Fn(u8, &mut String),
+) {
+    let mut rest = text;
+    while let Some(at) = rest.bytes().position(&escaped) {
+        out.push_str(&rest[..at]);
+        escape(rest.as_bytes()[at], out);
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
 }
 
 #[cfg(test)]
@@ -575,5 +604,24 @@ mod tests {
         out.clear();
         push_iri("http://e.org/a b", &mut out);
         assert_eq!(out, "<http://e.org/a\\u0020b>");
+    }
+
+    #[test]
+    fn every_escape_is_written_between_unescaped_runs() {
+        let mut out = String::new();
+        push_literal_text(
+            "\"\u{e9}\\\n\r\t\u{8}\u{c}\u{0}\u{1f}x\u{7f}\u{1F600}\"",
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            "\"\\\"\u{e9}\\\\\\n\\r\\t\\b\\f\\u0000\\u001Fx\\u007F\u{1F600}\\\"\""
+        );
+        out.clear();
+        push_iri("http://\u{e9}.org/<>\"{}|^`\\\n\u{0}a\u{7f}", &mut out);
+        assert_eq!(
+            out,
+            "<http://\u{e9}.org/\\u003C\\u003E\\u0022\\u007B\\u007D\\u007C\\u005E\\u0060\\u005C\\u000A\\u0000a\u{7f}>"
+        );
     }
 }
