@@ -21,7 +21,8 @@
 #    per case, default 10; PEERS_SKIP_SERVE=1 skips it). Targets: >= 20x pywb, p99 < 5 ms,
 #    0 errors.
 #
-# Run: bash benches/peers.sh (PEERS_CAPTURES=20000 for a quick run). Needs .venv and
+# Run: bash benches/peers.sh (PEERS_CAPTURES=20000 for a quick run; PEERS_ROWS="index cdx" runs
+# only the rows named, default all: index cdx check ls snapshot parse; parse needs snapshot). Needs .venv and
 # .venv-pywb (bash tools/setup-tests.sh) and wrk. Every tool shares this machine's cores:
 # the figures hold for this machine and its load at the time only.
 set -euo pipefail
@@ -108,6 +109,10 @@ PY
 
 rows=()
 missed=0
+selected=" ${PEERS_ROWS:-index cdx check ls snapshot parse} "
+# wanted NAME: whether the row NAME is to be measured.
+wanted() { [[ "$selected" == *" $1 "* ]]; }
+
 # row NAME LDWARC_SECONDS PEER_NAME PEER_SECONDS LIMIT
 row() {
   local ratio
@@ -117,39 +122,50 @@ row() {
   rows+=("$(printf '%-10s %10s s   %-34s %10s s  %7sx  (target <= %sx) %s' "$1" "$2" "$3" "$4" "$ratio" "$5" "$verdict")")
 }
 
+if wanted index; then
 echo "== index"
 t_index=$(best 3 '"$LDWARC" index --root "$ARCHIVE" --rebuild > /dev/null')
 t_fw_index=$(best 3 '"$VENV/bin/fastwarc" index $FILES > /dev/null')
 t_cdxj_indexer=$(best 1 '"$VENV/bin/cdxj-indexer" -s --dir-root "$ARCHIVE/warc" "$ARCHIVE/warc" > /dev/null')
 echo "   ldwarc $t_index s, fastwarc index $t_fw_index s, cdxj-indexer $t_cdxj_indexer s"
 row index "$t_index" "fastwarc index" "$t_fw_index" 1
+fi
 
+if wanted cdx; then
 echo "== cdx"
 t_cdx=$(best 3 '"$LDWARC" cdx --root "$ARCHIVE" > "$DIR/export.cdxj"')
 LC_ALL=C sort -c "$dir/export.cdxj" || { echo "ldwarc cdx output is not byte-sorted" >&2; exit 1; }
 t_sort=$(best 3 'LC_ALL=C sort "$DIR/export.cdxj" > /dev/null')
 echo "   $(wc -l < "$dir/export.cdxj") lines"
 row cdx "$t_cdx" "LC_ALL=C sort of its output" "$t_sort" 2
+fi
 
+if wanted check; then
 echo "== check"
 t_check=$(best 3 '"$LDWARC" check --root "$ARCHIVE" --quiet > /dev/null')
 t_fw_check=$(best 3 '"$PY" "$DIR/fastwarc_verify.py" $FILES')
 t_warcio=$(best 1 'for f in $FILES; do "$VENV/bin/warcio" check "$f" > /dev/null || exit 1; done')
 echo "   ldwarc $t_check s, fastwarc verify $t_fw_check s, warcio check $t_warcio s"
 row check "$t_check" "FastWARC iterate + both digests" "$t_fw_check" 1
+fi
 
+if wanted ls; then
 echo "== ls"
 t_ls=$(best 3 '"$LDWARC" ls --root "$ARCHIVE" --format json > "$DIR/ls.jsonl"')
 t_fw_ls=$(best 3 '"$PY" "$DIR/fastwarc_iterate.py" $FILES 2> /dev/null')
 echo "   $(wc -l < "$dir/ls.jsonl") records"
 row "ls --json" "$t_ls" "FastWARC iterate with HTTP headers" "$t_fw_ls" 1
+fi
 
+if wanted snapshot; then
 echo "== snapshot"
 t_snap=$(best 3 '"$LDWARC" snapshot --root "$ARCHIVE" @2100-01-01 > "$DIR/snapshot.nq"')
 t_ox_snap=$(best 3 '"$PY" "$DIR/pyoxigraph_parse.py" "$DIR/snapshot.nq" 2> /dev/null')
 echo "   $(wc -l < "$dir/snapshot.nq") statements"
 row snapshot "$t_snap" "pyoxigraph parsing that output" "$t_ox_snap" 1
+fi
 
+if wanted parse; then
 echo "== parse"
 # The snapshot's statements as one graph, in N-Triples and Turtle.
 "$py" - "$dir" <<'PY'
@@ -167,6 +183,7 @@ t_ox_ttl=$(best 3 '"$PY" "$DIR/pyoxigraph_parse.py" "$DIR/graph.ttl" 2> /dev/nul
 echo "   $(wc -l < "$dir/graph.nt") triples"
 row parse-nt "$t_parse_nt" "pyoxigraph parse (streaming)" "$t_ox_nt" 1
 row parse-ttl "$t_parse_ttl" "pyoxigraph parse (streaming)" "$t_ox_ttl" 1
+fi
 
 echo
 echo "== $captures captures, $(nproc) cores, best of 3 (load before: $(cut -d' ' -f1-3 /proc/loadavg))"
