@@ -63,32 +63,33 @@ impl<'a> CdxFields<'a> {
 
 /// Appends the CDXJ line of `fields` (without newline) to `out`.
 pub fn push_cdxj_line(fields: &CdxFields<'_>, out: &mut String) {
+    // The keys need no escaping: written as they come out of `push_json_string`.
     out.push_str(&fields.urlkey);
     out.push(' ');
     out.push_str(fields.timestamp);
-    out.push_str(" {");
-    let mut field = |name: &str, value: &str, first: bool| {
-        if !first {
-            out.push_str(", ");
-        }
-        push_json_string(out, name);
-        out.push_str(": ");
-        push_json_string(out, value);
-    };
-    field("url", &fields.url, true);
+    out.push_str(" {\"url\": ");
+    push_json_string(out, &fields.url);
     if let Some(mime) = &fields.mime {
-        field("mime", mime, false);
+        out.push_str(", \"mime\": ");
+        push_json_string(out, mime);
     }
     let mut number = [0u8; 20];
+    let mut push_number = |out: &mut String, key: &str, value: u64| {
+        out.push_str(key);
+        out.push_str(decimal(value, &mut number));
+        out.push('"');
+    };
     if let Some(status) = fields.status {
-        field("status", decimal(status.into(), &mut number), false);
+        push_number(out, ", \"status\": \"", status.into());
     }
     if let Some(digest) = &fields.digest {
-        field("digest", digest, false);
+        out.push_str(", \"digest\": ");
+        push_json_string(out, digest);
     }
-    field("length", decimal(fields.length, &mut number), false);
-    field("offset", decimal(fields.offset, &mut number), false);
-    field("filename", &fields.filename, false);
+    push_number(out, ", \"length\": \"", fields.length);
+    push_number(out, ", \"offset\": \"", fields.offset);
+    out.push_str(", \"filename\": ");
+    push_json_string(out, &fields.filename);
     out.push('}');
 }
 

@@ -20,7 +20,7 @@ use super::capture::Capture;
 use super::record_codec::{decode_capture, encode_capture_into};
 
 mod bulk;
-pub(crate) use bulk::{StoredWindow, Windows};
+pub(crate) use bulk::{FetchedWindow, RecordBatch, Windows};
 #[cfg(test)]
 mod compression_tests;
 
