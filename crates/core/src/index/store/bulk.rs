@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use tantivy::directory::OwnedBytes;
 use tantivy::fastfield::{AliveBitSet, write_alive_bitset};
+use tantivy::schema::IndexRecordOption;
 use tantivy::schema::document::{DeserializeError, DocumentDeserialize, DocumentDeserializer};
 use tantivy::store::StoreReader;
 use tantivy::{BitSet, DocId, DocSet, SegmentReader, TERMINATED};
@@ -205,22 +206,26 @@ impl CaptureIndex {
             }
             streams.push(builder.into_stream()?);
         }
-        let mut heads: Vec<Option<Vec<u8>>> = streams
-            .iter_mut()
-            .map(|s| s.advance().then(|| s.key().to_vec()))
-            .collect();
+        // Streams not yet at their end; the key being collected, copied (no allocation per
+        // key) so the streams holding it can move on.
+        let mut live: Vec<bool> = streams.iter_mut().map(|s| s.advance()).collect();
+        let mut key: Vec<u8> = Vec::new();
         let mut pending = Pending::default();
         let mut window = windows.first;
-        while let Some(smallest) = heads.iter().flatten().min().cloned() {
-            for (ordinal, head) in heads.iter_mut().enumerate() {
-                if head.as_deref() != Some(smallest.as_slice()) {
+        loop {
+            let smallest = (0..streams.len())
+                .filter(|&ordinal| live[ordinal])
+                .min_by(|&a, &b| streams[a].key().cmp(streams[b].key()));
+            let Some(smallest) = smallest else { break };
+            key.clear();
+            key.extend_from_slice(streams[smallest].key());
+            for ordinal in smallest..streams.len() {
+                if !live[ordinal] || streams[ordinal].key() != key.as_slice() {
                     continue;
                 }
-                let term_info = streams[ordinal].value().clone();
-                let mut postings = inverted[ordinal].read_postings_from_terminfo(
-                    &term_info,
-                    tantivy::schema::IndexRecordOption::Basic,
-                )?;
+                let term_info = streams[ordinal].value();
+                let mut postings = inverted[ordinal]
+                    .read_postings_from_terminfo(term_info, IndexRecordOption::Basic)?;
                 let alive = segments[ordinal].alive_bitset();
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
@@ -232,9 +237,7 @@ impl CaptureIndex {
                     }
                     doc = postings.advance();
                 }
-                *head = streams[ordinal]
-                    .advance()
-                    .then(|| streams[ordinal].key().to_vec());
+                live[ordinal] = streams[ordinal].advance();
             }
             if pending.group_ends.last() != Some(&pending.docs.len()) {
                 pending.group_ends.push(pending.docs.len());
