@@ -203,12 +203,11 @@ fn cdx_token(value: &str) -> String {
 pub fn push_json_string(out: &mut String, value: &str) {
     out.push('"');
     // Most values are printable ASCII with nothing to escape: copied in runs, not by char.
-    let plain = |byte: &u8| (0x20..=0x7e).contains(byte) && *byte != b'"' && *byte != b'\\';
     let mut rest = value;
     while !rest.is_empty() {
         let run = rest
             .bytes()
-            .position(|byte| !plain(&byte))
+            .position(|byte| !PLAIN_JSON[usize::from(byte)])
             .unwrap_or(rest.len());
         out.push_str(&rest[..run]);
         rest = &rest[run..];
@@ -220,6 +219,18 @@ pub fn push_json_string(out: &mut String, value: &str) {
     }
     out.push('"');
 }
+
+/// Bytes a JSON string holds as they are: printable ASCII but `"` and `\`. A table, as
+/// `ldwarc cdx` checks every byte of every URL and file name against it.
+const PLAIN_JSON: [bool; 256] = {
+    let mut plain = [false; 256];
+    let mut byte = 0x20;
+    while byte <= 0x7e {
+        plain[byte] = byte != b'"' as usize && byte != b'\\' as usize;
+        byte += 1;
+    }
+    plain
+};
 
 /// One character of a JSON string that is not printable ASCII, or `"` or `\`, escaped as
 /// cdxj-indexer (Python's `json.dumps`) writes it.
