@@ -27,8 +27,8 @@ use super::{Capture, CaptureIndex, decode_capture, index_error};
 /// per window it has a capture of).
 const WINDOW: usize = 1 << 18;
 
-/// Records handed to a reading thread at once: large enough that passing them between
-/// threads costs little, small enough that every thread gets work early.
+/// Records a reading thread passes on at once: enough that passing them between threads
+/// costs little, few enough that every thread gets work early.
 const BATCH: usize = 2048;
 
 /// A segment whose wanted documents are at least this fraction (1/n) of its documents is
@@ -152,25 +152,22 @@ impl CaptureIndex {
         end: Option<&str>,
         mut visit: impl FnMut(Capture) -> ControlFlow<()>,
     ) -> io::Result<()> {
-        let windows = Windows::growing(64, 4, 1 << 12);
-        let decode = |batch: RecordBatch| -> io::Result<Vec<(u32, Capture)>> {
-            batch
-                .into_iter()
-                .map(|(position, record)| {
-                    decode_capture(&record)
-                        .map(|capture| (position, capture))
-                        .ok_or_else(|| index_error(&self.dir, "undecodable capture document"))
-                })
-                .collect()
+        // Each window is read on the calling thread (the server runs many such scans at
+        // once; reading threads would each keep memory of their own while a client stalls)
+        // and decoded one capture at a time as `visit` takes them: a streamed answer whose
+        // client stops reading holds one window of stored forms, not of decoded captures.
+        let windows = Windows {
+            parallel_from: usize::MAX,
+            ..Windows::growing(64, 4, 1 << 12)
         };
-        self.scan_stored_in_windows(start, end, windows, decode, |window| {
-            let mut in_order: Vec<Option<Capture>> = Vec::new();
-            in_order.resize_with(window.len(), || None);
-            for (position, capture) in window.parts.into_iter().flatten() {
-                in_order[position as usize] = Some(capture);
+        self.scan_stored_in_windows(start, end, windows, Ok, |window| {
+            let mut in_order: Vec<Vec<u8>> = vec![Vec::new(); window.len()];
+            for (position, record) in window.parts.into_iter().flatten() {
+                in_order[position as usize] = record;
             }
-            for capture in in_order {
-                let capture = capture.ok_or_else(|| index_error(&self.dir, "capture not read"))?;
+            for record in in_order {
+                let capture = decode_capture(&record)
+                    .ok_or_else(|| index_error(&self.dir, "undecodable capture document"))?;
                 if visit(capture).is_break() {
                     return Ok(ControlFlow::Break(()));
                 }
@@ -269,8 +266,8 @@ impl CaptureIndex {
         pending.docs.sort_unstable_by_key(|&(address, _)| address);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let parallel = threads > 1 && pending.docs.len() >= windows.parallel_from;
-        let parts = if parallel { threads } else { 1 };
-        let jobs = read_jobs(segments, &pending.docs, parts, windows.sequential_fraction);
+        let runs = if parallel { threads } else { 1 };
+        let jobs = read_jobs(segments, &pending.docs, runs, windows.sequential_fraction);
         let parts = if parallel {
             self.read_in_parallel(segments, &jobs, threads, read)?
         } else {
@@ -422,14 +419,14 @@ impl CaptureIndex {
 
 /// Splits documents sorted by address into read jobs: one per segment read in sequence
 /// (see [`Windows::sequential_fraction`]), and the documents of the other segments in
-/// runs of about 1/`parts` of all.
+/// runs of about 1/`runs` of all.
 fn read_jobs<'a>(
     segments: &[SegmentReader],
     docs: &'a [(u64, u32)],
-    parts: usize,
+    runs: usize,
     sequential_fraction: u32,
 ) -> Vec<ReadJob<'a>> {
-    let run = docs.len().div_ceil(parts.max(1)).max(1);
+    let run = docs.len().div_ceil(runs.max(1)).max(1);
     let mut jobs = Vec::new();
     for segment_docs in docs.chunk_by(|a, b| a.0 >> 32 == b.0 >> 32) {
         let ordinal = (segment_docs[0].0 >> 32) as usize;
