@@ -479,4 +479,29 @@ mod tests {
             (format!("{CDX11_LEGEND}\n"), 0)
         );
     }
+
+    #[test]
+    fn decoded_scans_see_captures_in_lookup_order_with_threads_or_without() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = larger_index_in(dir.path());
+        let mut expected = Vec::new();
+        CaptureByCapture(&index, 6000)
+            .scan_captures("", None, &mut |c| expected.push(c))
+            .unwrap();
+        assert_eq!(expected.len() as u64, index.len());
+        for parallel_from in [1, usize::MAX] {
+            let windows = Windows {
+                parallel_from,
+                ..Windows::fixed(700)
+            };
+            let mut seen = Vec::new();
+            index
+                .scan_decoded("", None, windows, |capture| {
+                    seen.push(capture);
+                    ControlFlow::Continue(())
+                })
+                .unwrap();
+            assert!(seen == expected, "parallel from {parallel_from}");
+        }
+    }
 }

@@ -94,7 +94,7 @@ impl Windows {
     }
 
     /// Windows from `first` captures, each `growth` times the last, up to `max`.
-    fn growing(first: usize, growth: usize, max: usize) -> Self {
+    pub(crate) fn growing(first: usize, growth: usize, max: usize) -> Self {
         Windows {
             first,
             growth,
@@ -150,16 +150,28 @@ impl CaptureIndex {
         &self,
         start: &str,
         end: Option<&str>,
-        mut visit: impl FnMut(Capture) -> ControlFlow<()>,
+        visit: impl FnMut(Capture) -> ControlFlow<()>,
     ) -> io::Result<()> {
         // Each window is read on the calling thread (the server runs many such scans at
-        // once; reading threads would each keep memory of their own while a client stalls)
-        // and decoded one capture at a time as `visit` takes them: a streamed answer whose
-        // client stops reading holds one window of stored forms, not of decoded captures.
+        // once; reading threads would each keep memory of their own while a client stalls).
         let windows = Windows {
             parallel_from: usize::MAX,
             ..Windows::growing(64, 4, 1 << 12)
         };
+        self.scan_decoded(start, end, windows, visit)
+    }
+
+    /// [`CaptureIndex::scan_range_until`] with windows sized and read as `windows` says.
+    /// Captures are decoded one at a time as `visit` takes them: a scan whose visitor
+    /// waits (a streamed answer whose client stops reading) holds one window of stored
+    /// forms, not of decoded captures.
+    pub(crate) fn scan_decoded(
+        &self,
+        start: &str,
+        end: Option<&str>,
+        windows: Windows,
+        mut visit: impl FnMut(Capture) -> ControlFlow<()>,
+    ) -> io::Result<()> {
         self.scan_stored_in_windows(start, end, windows, Ok, |window| {
             let mut in_order: Vec<Vec<u8>> = vec![Vec::new(); window.len()];
             for (position, record) in window.parts.into_iter().flatten() {
