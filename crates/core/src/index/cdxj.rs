@@ -63,32 +63,33 @@ impl<'a> CdxFields<'a> {
 
 /// Appends the CDXJ line of `fields` (without newline) to `out`.
 pub fn push_cdxj_line(fields: &CdxFields<'_>, out: &mut String) {
+    // The keys need no escaping: written as they come out of `push_json_string`.
     out.push_str(&fields.urlkey);
     out.push(' ');
     out.push_str(fields.timestamp);
-    out.push_str(" {");
-    let mut field = |name: &str, value: &str, first: bool| {
-        if !first {
-            out.push_str(", ");
-        }
-        push_json_string(out, name);
-        out.push_str(": ");
-        push_json_string(out, value);
-    };
-    field("url", &fields.url, true);
+    out.push_str(" {\"url\": ");
+    push_json_string(out, &fields.url);
     if let Some(mime) = &fields.mime {
-        field("mime", mime, false);
+        out.push_str(", \"mime\": ");
+        push_json_string(out, mime);
     }
     let mut number = [0u8; 20];
+    let mut push_number = |out: &mut String, key: &str, value: u64| {
+        out.push_str(key);
+        out.push_str(decimal(value, &mut number));
+        out.push('"');
+    };
     if let Some(status) = fields.status {
-        field("status", decimal(status.into(), &mut number), false);
+        push_number(out, ", \"status\": \"", status.into());
     }
     if let Some(digest) = &fields.digest {
-        field("digest", digest, false);
+        out.push_str(", \"digest\": ");
+        push_json_string(out, digest);
     }
-    field("length", decimal(fields.length, &mut number), false);
-    field("offset", decimal(fields.offset, &mut number), false);
-    field("filename", &fields.filename, false);
+    push_number(out, ", \"length\": \"", fields.length);
+    push_number(out, ", \"offset\": \"", fields.offset);
+    out.push_str(", \"filename\": ");
+    push_json_string(out, &fields.filename);
     out.push('}');
 }
 
@@ -202,12 +203,11 @@ fn cdx_token(value: &str) -> String {
 pub fn push_json_string(out: &mut String, value: &str) {
     out.push('"');
     // Most values are printable ASCII with nothing to escape: copied in runs, not by char.
-    let plain = |byte: &u8| (0x20..=0x7e).contains(byte) && *byte != b'"' && *byte != b'\\';
     let mut rest = value;
     while !rest.is_empty() {
         let run = rest
             .bytes()
-            .position(|byte| !plain(&byte))
+            .position(|byte| !PLAIN_JSON[usize::from(byte)])
             .unwrap_or(rest.len());
         out.push_str(&rest[..run]);
         rest = &rest[run..];
@@ -219,6 +219,18 @@ pub fn push_json_string(out: &mut String, value: &str) {
     }
     out.push('"');
 }
+
+/// Bytes a JSON string holds as they are: printable ASCII but `"` and `\`. A table, as
+/// `ldwarc cdx` checks every byte of every URL and file name against it.
+const PLAIN_JSON: [bool; 256] = {
+    let mut plain = [false; 256];
+    let mut byte = 0x20;
+    while byte <= 0x7e {
+        plain[byte] = byte != b'"' as usize && byte != b'\\' as usize;
+        byte += 1;
+    }
+    plain
+};
 
 /// One character of a JSON string that is not printable ASCII, or `"` or `\`, escaped as
 /// cdxj-indexer (Python's `json.dumps`) writes it.

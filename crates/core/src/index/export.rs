@@ -7,8 +7,7 @@ use super::capture::Capture;
 use super::cdxj::{CDX11_LEGEND, cdx11_line, cdxj_line, push_cdx11_line, push_cdxj_line};
 use super::merged::CaptureSource;
 use super::record_codec::cdx_fields;
-use super::store::{CaptureIndex, Windows};
-use crate::replay::parallel::parallel_map;
+use super::store::{CaptureIndex, FetchedWindow, RecordBatch, Windows};
 
 /// The export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -72,7 +71,7 @@ pub fn export(
 }
 
 /// [`export`] from one index: the doc store read in document order, a window at a time,
-/// and the lines of each window rendered on all cores, written in key order.
+/// the lines rendered on all cores as the records are read, then written in key order.
 fn export_stored(
     index: &CaptureIndex,
     format: CdxFormat,
@@ -83,47 +82,56 @@ fn export_stored(
     export_stored_in_windows(index, format, start, end, None, out)
 }
 
-/// [`export_stored`] with windows of `window` captures (`None`: the default size).
+/// [`export_stored`] with windows read as `windows` says (`None`: the default).
 fn export_stored_in_windows(
     index: &CaptureIndex,
     format: CdxFormat,
     start: &str,
     end: Option<&str>,
-    window: Option<usize>,
+    windows: Option<Windows>,
     out: &mut impl Write,
 ) -> io::Result<u64> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut written = 0u64;
-    let mut write_window = |window: super::store::StoredWindow| -> io::Result<ControlFlow<()>> {
-        // More runs than cores, so one slow run does not leave a core idle for long.
-        let runs = window.split(threads * 4);
-        let rendered = parallel_map(&runs, |run| render_run(index, run, format));
-        for part in rendered {
-            let (bytes, lines) = part?;
-            out.write_all(&bytes)?;
-            written += lines;
-        }
+    let render = |batch: RecordBatch| render_batch(index, batch, format);
+    let mut write_window = |window: FetchedWindow<RenderedLines>| -> io::Result<ControlFlow<()>> {
+        written += write_in_key_order(index, &window, out)?;
         Ok(ControlFlow::Continue(()))
     };
-    match window {
-        Some(size) => {
-            index.scan_stored_in_windows(start, end, Windows::fixed(size), &mut write_window)?
+    match windows {
+        Some(windows) => {
+            index.scan_stored_in_windows(start, end, windows, render, &mut write_window)?
         }
-        None => index.scan_stored(start, end, &mut write_window)?,
+        None => index.scan_stored(start, end, render, &mut write_window)?,
     }
     Ok(written)
 }
 
-/// The lines of a run of key groups, each group's lines byte-sorted, and their number.
-fn render_run(
+/// The CDX lines of a batch of captures, one after another without separators.
+struct RenderedLines {
+    text: Vec<u8>,
+    /// Per line: the capture's key-order position in its window, and where its line ends
+    /// in `text` (it starts where the previous one ends).
+    lines: Vec<(u32, usize)>,
+}
+
+impl RenderedLines {
+    /// The text of line `at`.
+    fn line(&self, at: usize) -> &[u8] {
+        let start = at.checked_sub(1).map_or(0, |before| self.lines[before].1);
+        &self.text[start..self.lines[at].1]
+    }
+}
+
+/// Renders the lines of a batch of stored captures (in the batch's order).
+fn render_batch(
     index: &CaptureIndex,
-    run: &[&[Vec<u8>]],
+    batch: RecordBatch,
     format: CdxFormat,
-) -> io::Result<(Vec<u8>, u64)> {
-    let captures: usize = run.iter().map(|group| group.len()).sum();
-    let mut out = String::with_capacity(captures * 256);
-    let mut lines: Vec<String> = Vec::new();
-    let render = |record: &[u8], out: &mut String| -> io::Result<()> {
+) -> io::Result<RenderedLines> {
+    let bytes: usize = batch.iter().map(|(_, record)| record.len()).sum();
+    let mut text = String::with_capacity(bytes + bytes / 2);
+    let mut lines = Vec::with_capacity(batch.len());
+    for (position, record) in &batch {
         let fields = cdx_fields(record).ok_or_else(|| {
             io::Error::other(format!(
                 "{}: undecodable capture document",
@@ -131,30 +139,61 @@ fn render_run(
             ))
         })?;
         match format {
-            CdxFormat::Cdxj => push_cdxj_line(&fields, out),
-            CdxFormat::Cdx11 => push_cdx11_line(&fields, out),
+            CdxFormat::Cdxj => push_cdxj_line(&fields, &mut text),
+            CdxFormat::Cdx11 => push_cdx11_line(&fields, &mut text),
         }
-        Ok(())
-    };
-    for group in run {
-        if let [record] = *group {
-            render(record, &mut out)?;
-            out.push('\n');
-            continue;
-        }
-        lines.clear();
-        for record in group.iter() {
-            let mut line = String::with_capacity(256);
-            render(record, &mut line)?;
-            lines.push(line);
-        }
-        lines.sort_unstable();
-        for line in &lines {
-            out.push_str(line);
-            out.push('\n');
+        lines.push((*position, text.len()));
+    }
+    Ok(RenderedLines {
+        text: text.into_bytes(),
+        lines,
+    })
+}
+
+/// Bytes gathered before they are written out.
+const WRITE_CHUNK: usize = 1 << 20;
+
+/// Writes a window's lines in key order, the lines of each key byte-sorted; returns how
+/// many.
+fn write_in_key_order(
+    index: &CaptureIndex,
+    window: &FetchedWindow<RenderedLines>,
+    out: &mut impl Write,
+) -> io::Result<u64> {
+    const MISSING: (u32, u32) = (u32::MAX, u32::MAX);
+    // (part, line in part) of each position in key order.
+    let mut slots = vec![MISSING; window.len()];
+    for (part, rendered) in (0u32..).zip(&window.parts) {
+        for (line, &(position, _)) in (0u32..).zip(&rendered.lines) {
+            slots[position as usize] = (part, line);
         }
     }
-    Ok((out.into_bytes(), captures as u64))
+    if slots.contains(&MISSING) {
+        return Err(io::Error::other(format!(
+            "{}: a capture of the index was not read",
+            index.dir().display()
+        )));
+    }
+    let line = |(part, line): (u32, u32)| window.parts[part as usize].line(line as usize);
+    let mut buffer = Vec::with_capacity(WRITE_CHUNK + 4096);
+    let mut group: Vec<&[u8]> = Vec::new();
+    let mut start = 0;
+    for &end in &window.group_ends {
+        group.clear();
+        group.extend(slots[start..end].iter().map(|&slot| line(slot)));
+        start = end;
+        group.sort_unstable();
+        for text in &group {
+            buffer.extend_from_slice(text);
+            buffer.push(b'\n');
+        }
+        if buffer.len() >= WRITE_CHUNK {
+            out.write_all(&buffer)?;
+            buffer.clear();
+        }
+    }
+    out.write_all(&buffer)?;
+    Ok(slots.len() as u64)
 }
 
 #[cfg(test)]
@@ -163,9 +202,10 @@ mod tests {
     use crate::index::capture::RecordLocation;
     use crate::index::store::Checkpoint;
 
-    /// The index read capture by capture through lookups of every key (the path lookups
-    /// take), for comparison; captures of one key come out as a scan has them.
-    struct CaptureByCapture<'a>(&'a CaptureIndex);
+    /// The index of `capture(0..count)` read capture by capture through lookups of every
+    /// key (the path lookups take), for comparison; captures of one key come out as a scan
+    /// has them.
+    struct CaptureByCapture<'a>(&'a CaptureIndex, usize);
 
     impl CaptureSource for CaptureByCapture<'_> {
         fn lookup_captures(&self, urlkey: &str) -> io::Result<Vec<Capture>> {
@@ -178,7 +218,7 @@ mod tests {
             end: Option<&str>,
             visit: &mut dyn FnMut(Capture),
         ) -> io::Result<()> {
-            let mut keys: Vec<String> = (0..600).map(|n| capture(n).urlkey).collect();
+            let mut keys: Vec<String> = (0..self.1).map(|n| capture(n).urlkey).collect();
             keys.sort_unstable();
             keys.dedup();
             for key in keys {
@@ -261,7 +301,7 @@ mod tests {
                 ("zzz", None),
             ] {
                 let bulk = export_text(&index, format, start, end);
-                let single = export_text(&CaptureByCapture(&index), format, start, end);
+                let single = export_text(&CaptureByCapture(&index, 600), format, start, end);
                 assert_eq!(bulk, single, "{format:?} [{start}, {end:?})");
             }
         }
@@ -280,9 +320,15 @@ mod tests {
         let whole = export_text(&index, CdxFormat::Cdxj, "", None);
         for window in [1, 5, 64] {
             let mut out = Vec::new();
-            let lines =
-                export_stored_in_windows(&index, CdxFormat::Cdxj, "", None, Some(window), &mut out)
-                    .unwrap();
+            let lines = export_stored_in_windows(
+                &index,
+                CdxFormat::Cdxj,
+                "",
+                None,
+                Some(Windows::fixed(window)),
+                &mut out,
+            )
+            .unwrap();
             assert_eq!(
                 (String::from_utf8(out).unwrap(), lines),
                 whole,
@@ -298,7 +344,7 @@ mod tests {
         let mut all = Vec::new();
         index.scan_range("", None, |c| all.push(c)).unwrap();
         let mut expected = Vec::new();
-        CaptureByCapture(&index)
+        CaptureByCapture(&index, 600)
             .scan_captures("", None, &mut |c| expected.push(c))
             .unwrap();
         assert_eq!(all.len(), 600);
@@ -332,13 +378,130 @@ mod tests {
         let index = index_in(dir.path());
         let mut windows = Vec::new();
         index
-            .scan_stored_in_windows("", None, Windows::fixed(10), |window| {
-                windows.push(window.groups().count());
+            .scan_stored_in_windows("", None, Windows::fixed(10), Ok, |window| {
+                windows.push(window.group_ends.len());
                 Ok(ControlFlow::Break(()))
             })
             .unwrap();
         // One window of whole keys holding at least 10 captures, then nothing more.
         assert_eq!(windows.len(), 1);
         assert!(windows[0] >= 1 && windows[0] <= 10, "{windows:?}");
+    }
+
+    /// An index of 6,000 captures in four segments, those of one file deleted after the
+    /// third: enough that a window is read on several threads.
+    fn larger_index_in(dir: &std::path::Path) -> CaptureIndex {
+        let index = CaptureIndex::open(dir).unwrap();
+        let mut batch = index.batch().unwrap();
+        for part in 0..4 {
+            if part == 3 {
+                batch.remove_file(&capture(0).filename);
+            }
+            for n in part * 1500..(part + 1) * 1500 {
+                batch.add(&capture(n)).unwrap();
+            }
+            batch.commit(&Checkpoint::default()).unwrap();
+        }
+        batch.finish().unwrap();
+        index
+    }
+
+    #[test]
+    fn every_way_of_reading_a_window_writes_the_same_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = larger_index_in(dir.path());
+        let deleted = (0..4500)
+            .filter(|&n| capture(n).filename == capture(0).filename)
+            .count();
+        assert_eq!(index.len(), 6000 - deleted as u64);
+        let ranges = [
+            ("", None),
+            ("org,example)/doc020", Some("org,example)/doc050")),
+            ("org,example)/doc050", Some("org,example)/doc052")),
+            ("zzz", None),
+        ];
+        for format in [CdxFormat::Cdxj, CdxFormat::Cdx11] {
+            for (start, end) in ranges {
+                let (expected, lines) =
+                    export_text(&CaptureByCapture(&index, 6000), format, start, end);
+                if start.is_empty() {
+                    assert_eq!(lines, index.len(), "{format:?}");
+                }
+                for size in [100_000, 700] {
+                    // Threads or not, each segment read in sequence, by document, or as
+                    // its share of the window decides.
+                    for (parallel_from, sequential_fraction) in [
+                        (1, 0),
+                        (1, u32::MAX),
+                        (1, 16),
+                        (usize::MAX, 0),
+                        (usize::MAX, 16),
+                    ] {
+                        let windows = Windows {
+                            parallel_from,
+                            sequential_fraction,
+                            ..Windows::fixed(size)
+                        };
+                        let mut out = Vec::new();
+                        if format == CdxFormat::Cdx11 {
+                            writeln!(out, "{CDX11_LEGEND}").unwrap();
+                        }
+                        let written = export_stored_in_windows(
+                            &index,
+                            format,
+                            start,
+                            end,
+                            Some(windows),
+                            &mut out,
+                        )
+                        .unwrap();
+                        assert_eq!(
+                            (String::from_utf8(out).unwrap(), written),
+                            (expected.clone(), lines),
+                            "{format:?} [{start}, {end:?}) {windows:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_index_exports_nothing_but_the_legend() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = CaptureIndex::open(dir.path()).unwrap();
+        assert_eq!(
+            export_text(&index, CdxFormat::Cdxj, "", None),
+            (String::new(), 0)
+        );
+        assert_eq!(
+            export_text(&index, CdxFormat::Cdx11, "", None),
+            (format!("{CDX11_LEGEND}\n"), 0)
+        );
+    }
+
+    #[test]
+    fn decoded_scans_see_captures_in_lookup_order_with_threads_or_without() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = larger_index_in(dir.path());
+        let mut expected = Vec::new();
+        CaptureByCapture(&index, 6000)
+            .scan_captures("", None, &mut |c| expected.push(c))
+            .unwrap();
+        assert_eq!(expected.len() as u64, index.len());
+        for parallel_from in [1, usize::MAX] {
+            let windows = Windows {
+                parallel_from,
+                ..Windows::fixed(700)
+            };
+            let mut seen = Vec::new();
+            index
+                .scan_decoded("", None, windows, |capture| {
+                    seen.push(capture);
+                    ControlFlow::Continue(())
+                })
+                .unwrap();
+            assert!(seen == expected, "parallel from {parallel_from}");
+        }
     }
 }

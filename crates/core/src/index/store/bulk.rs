@@ -3,61 +3,58 @@
 //! Documents are stored in the order they were indexed (crawl order), not by key. Fetching
 //! them in key order jumps between doc-store blocks, and every jump decompresses a whole
 //! block for one capture. A bulk scan instead walks the key terms first, collecting a
-//! window of document ids, then fetches that window in document order on all cores (every
-//! block decompressed once per window), and hands the window over in key order.
+//! window of document ids, then reads that window in document order (every block
+//! decompressed once per window) while other threads turn the records read into what the
+//! caller wants (decoded captures, CDX lines), each tagged with its place in key order.
 
 use std::io;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
 
+use tantivy::directory::OwnedBytes;
+use tantivy::fastfield::{AliveBitSet, write_alive_bitset};
+use tantivy::schema::IndexRecordOption;
 use tantivy::schema::document::{DeserializeError, DocumentDeserialize, DocumentDeserializer};
-use tantivy::schema::{IndexRecordOption, OwnedValue};
-use tantivy::{DocId, DocSet, SegmentReader, TERMINATED};
+use tantivy::store::StoreReader;
+use tantivy::{BitSet, DocId, DocSet, SegmentReader, TERMINATED};
 
 use super::{Capture, CaptureIndex, decode_capture, index_error};
-use crate::replay::parallel::parallel_map;
 
-/// Captures per window: bounds memory (about 300 bytes each in stored form) while keeping
-/// the number of times one block is decompressed small (once per window it has a capture of).
+/// Captures per window: bounds memory (about 300 bytes each in stored form, as much again
+/// as CDX lines) while keeping the number of times one block is decompressed small (once
+/// per window it has a capture of).
 const WINDOW: usize = 1 << 18;
 
-/// The captures of consecutive urlkeys in stored form, in key order.
-pub(crate) struct StoredWindow {
-    /// Stored forms (see `record_codec`), grouped by key in key order.
-    records: Vec<Vec<u8>>,
-    /// End (exclusive) in `records` of each key's group.
-    group_ends: Vec<usize>,
+/// Records a reading thread passes on at once: enough that passing them between threads
+/// costs little, few enough that every thread gets work early.
+const BATCH: usize = 2048;
+
+/// A segment whose wanted documents are at least this fraction (1/n) of its documents is
+/// read through from its first block: at ~50 captures per 16 KiB block nearly every block
+/// holds a wanted one anyway, and reading in sequence skips the per-document block lookup.
+const SEQUENTIAL_FRACTION: u32 = 16;
+
+/// Fewer captures than this are read on the calling thread (threads cost more).
+const PARALLEL_FETCH: usize = 4096;
+
+/// Stored forms (see `record_codec`) of some captures, each with its position in key
+/// order within its window.
+pub(crate) type RecordBatch = Vec<(u32, Vec<u8>)>;
+
+/// What the reading threads made of one window's records, and the window's key groups.
+pub(crate) struct FetchedWindow<T> {
+    /// One result per [`RecordBatch`], in no particular order.
+    pub(crate) parts: Vec<T>,
+    /// End (exclusive, in key-order positions) of each key's group of captures.
+    pub(crate) group_ends: Vec<usize>,
 }
 
-impl StoredWindow {
-    /// The groups of captures of one urlkey each, in key order.
-    pub(crate) fn groups(&self) -> impl Iterator<Item = &[Vec<u8>]> {
-        let mut start = 0;
-        self.group_ends.iter().map(move |&end| {
-            let group = &self.records[start..end];
-            start = end;
-            group
-        })
-    }
-
-    /// Splits the window into about `parts` runs of whole groups with similar numbers of
-    /// captures, in order.
-    pub(crate) fn split(&self, parts: usize) -> Vec<Vec<&[Vec<u8>]>> {
-        let target = self.records.len().div_ceil(parts.max(1)).max(1);
-        let mut runs = Vec::with_capacity(parts);
-        let mut run: Vec<&[Vec<u8>]> = Vec::new();
-        let mut in_run = 0;
-        for group in self.groups() {
-            in_run += group.len();
-            run.push(group);
-            if in_run >= target {
-                runs.push(std::mem::take(&mut run));
-                in_run = 0;
-            }
-        }
-        if !run.is_empty() {
-            runs.push(run);
-        }
-        runs
+impl<T> FetchedWindow<T> {
+    /// Number of captures in the window.
+    pub(crate) fn len(&self) -> usize {
+        self.group_ends.last().copied().unwrap_or(0)
     }
 }
 
@@ -69,37 +66,44 @@ impl DocumentDeserialize for StoredData {
     where
         D: DocumentDeserializer<'de>,
     {
-        while let Some((_, value)) = deserializer.next_field::<OwnedValue>()? {
-            if let OwnedValue::Bytes(bytes) = value {
-                return Ok(StoredData(bytes));
-            }
+        match deserializer.next_field::<Vec<u8>>()? {
+            Some((_, bytes)) => Ok(StoredData(bytes)),
+            None => Err(DeserializeError::custom("no stored capture")),
         }
-        Err(DeserializeError::custom("no stored capture"))
     }
 }
 
 /// Window sizes of a scan, in captures: the first, then each `growth` times the last, up
-/// to `max`.
+/// to `max`; and how a window is read.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Windows {
     pub(crate) first: usize,
     pub(crate) growth: usize,
     pub(crate) max: usize,
+    /// Windows of at least this many captures are read on all cores.
+    pub(crate) parallel_from: usize,
+    /// A segment whose wanted documents are at least 1/`sequential_fraction` of its
+    /// documents is read in sequence (0: never).
+    pub(crate) sequential_fraction: u32,
 }
 
 impl Windows {
     /// Every window of the same size.
     pub(crate) fn fixed(size: usize) -> Self {
+        Windows::growing(size, 1, size)
+    }
+
+    /// Windows from `first` captures, each `growth` times the last, up to `max`.
+    pub(crate) fn growing(first: usize, growth: usize, max: usize) -> Self {
         Windows {
-            first: size,
-            growth: 1,
-            max: size,
+            first,
+            growth,
+            max,
+            parallel_from: PARALLEL_FETCH,
+            sequential_fraction: SEQUENTIAL_FRACTION,
         }
     }
 }
-
-/// Fewer captures than this are fetched on the calling thread (threads cost more).
-const PARALLEL_FETCH: usize = 4096;
 
 /// Document ids of the window being collected, and where each lands in key order.
 #[derive(Default)]
@@ -109,22 +113,31 @@ struct Pending {
     group_ends: Vec<usize>,
 }
 
+/// Documents of one segment to read, sorted by doc id, with their key-order positions.
+struct ReadJob<'a> {
+    ordinal: usize,
+    docs: &'a [(u64, u32)],
+    /// Read every block of the segment in sequence instead of looking up each document.
+    sequential: bool,
+}
+
 impl CaptureIndex {
     /// The index directory (for messages).
     pub(crate) fn dir(&self) -> &std::path::Path {
         &self.dir
     }
 
-    /// Every capture whose urlkey lies in `[start, end)` (`end` = `None`: no upper bound) in
-    /// stored form, handed to `visit` window by window in key order (captures of one key in
-    /// no particular order); `visit` returning `Break` ends the scan.
-    pub(crate) fn scan_stored(
+    /// Every capture whose urlkey lies in `[start, end)` (`end` = `None`: no upper bound),
+    /// window by window in key order: each window's records go through `read` (on all
+    /// cores), then the window to `visit`; `visit` returning `Break` ends the scan.
+    pub(crate) fn scan_stored<T: Send>(
         &self,
         start: &str,
         end: Option<&str>,
-        visit: impl FnMut(StoredWindow) -> io::Result<ControlFlow<()>>,
+        read: impl Fn(RecordBatch) -> io::Result<T> + Sync,
+        visit: impl FnMut(FetchedWindow<T>) -> io::Result<ControlFlow<()>>,
     ) -> io::Result<()> {
-        self.scan_stored_in_windows(start, end, Windows::fixed(WINDOW), visit)
+        self.scan_stored_in_windows(start, end, Windows::fixed(WINDOW), read, visit)
     }
 
     /// Every capture whose urlkey lies in `[start, end)`, decoded, handed to `visit` in
@@ -137,15 +150,34 @@ impl CaptureIndex {
         &self,
         start: &str,
         end: Option<&str>,
+        visit: impl FnMut(Capture) -> ControlFlow<()>,
+    ) -> io::Result<()> {
+        // Each window is read on the calling thread (the server runs many such scans at
+        // once; reading threads would each keep memory of their own while a client stalls).
+        let windows = Windows {
+            parallel_from: usize::MAX,
+            ..Windows::growing(64, 4, 1 << 12)
+        };
+        self.scan_decoded(start, end, windows, visit)
+    }
+
+    /// [`CaptureIndex::scan_range_until`] with windows sized and read as `windows` says.
+    /// Captures are decoded one at a time as `visit` takes them: a scan whose visitor
+    /// waits (a streamed answer whose client stops reading) holds one window of stored
+    /// forms, not of decoded captures.
+    pub(crate) fn scan_decoded(
+        &self,
+        start: &str,
+        end: Option<&str>,
+        windows: Windows,
         mut visit: impl FnMut(Capture) -> ControlFlow<()>,
     ) -> io::Result<()> {
-        let windows = Windows {
-            first: 64,
-            growth: 4,
-            max: 1 << 12,
-        };
-        self.scan_stored_in_windows(start, end, windows, |window| {
-            for record in window.records {
+        self.scan_stored_in_windows(start, end, windows, Ok, |window| {
+            let mut in_order: Vec<Vec<u8>> = vec![Vec::new(); window.len()];
+            for (position, record) in window.parts.into_iter().flatten() {
+                in_order[position as usize] = record;
+            }
+            for record in in_order {
                 let capture = decode_capture(&record)
                     .ok_or_else(|| index_error(&self.dir, "undecodable capture document"))?;
                 if visit(capture).is_break() {
@@ -157,12 +189,13 @@ impl CaptureIndex {
     }
 
     /// [`CaptureIndex::scan_stored`] with windows sized by `windows` (whole keys each).
-    pub(crate) fn scan_stored_in_windows(
+    pub(crate) fn scan_stored_in_windows<T: Send>(
         &self,
         start: &str,
         end: Option<&str>,
         windows: Windows,
-        mut visit: impl FnMut(StoredWindow) -> io::Result<ControlFlow<()>>,
+        read: impl Fn(RecordBatch) -> io::Result<T> + Sync,
+        mut visit: impl FnMut(FetchedWindow<T>) -> io::Result<ControlFlow<()>>,
     ) -> io::Result<()> {
         let searcher = self.reader.searcher();
         let segments = searcher.segment_readers();
@@ -182,20 +215,26 @@ impl CaptureIndex {
             }
             streams.push(builder.into_stream()?);
         }
-        let mut heads: Vec<Option<Vec<u8>>> = streams
-            .iter_mut()
-            .map(|s| s.advance().then(|| s.key().to_vec()))
-            .collect();
+        // Streams not yet at their end; the key being collected, copied (no allocation per
+        // key) so the streams holding it can move on.
+        let mut live: Vec<bool> = streams.iter_mut().map(|s| s.advance()).collect();
+        let mut key: Vec<u8> = Vec::new();
         let mut pending = Pending::default();
         let mut window = windows.first;
-        while let Some(smallest) = heads.iter().flatten().min().cloned() {
-            for (ordinal, head) in heads.iter_mut().enumerate() {
-                if head.as_deref() != Some(smallest.as_slice()) {
+        loop {
+            let smallest = (0..streams.len())
+                .filter(|&ordinal| live[ordinal])
+                .min_by(|&a, &b| streams[a].key().cmp(streams[b].key()));
+            let Some(smallest) = smallest else { break };
+            key.clear();
+            key.extend_from_slice(streams[smallest].key());
+            for ordinal in smallest..streams.len() {
+                if !live[ordinal] || streams[ordinal].key() != key.as_slice() {
                     continue;
                 }
-                let term_info = streams[ordinal].value().clone();
+                let term_info = streams[ordinal].value();
                 let mut postings = inverted[ordinal]
-                    .read_postings_from_terminfo(&term_info, IndexRecordOption::Basic)?;
+                    .read_postings_from_terminfo(term_info, IndexRecordOption::Basic)?;
                 let alive = segments[ordinal].alive_bitset();
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
@@ -207,73 +246,244 @@ impl CaptureIndex {
                     }
                     doc = postings.advance();
                 }
-                *head = streams[ordinal]
-                    .advance()
-                    .then(|| streams[ordinal].key().to_vec());
+                live[ordinal] = streams[ordinal].advance();
             }
             if pending.group_ends.last() != Some(&pending.docs.len()) {
                 pending.group_ends.push(pending.docs.len());
             }
             if pending.docs.len() >= window {
                 window = (window * windows.growth).min(windows.max);
-                let window = self.fetch(segments, std::mem::take(&mut pending))?;
+                let window = self.fetch(segments, std::mem::take(&mut pending), windows, &read)?;
                 if visit(window)?.is_break() {
                     return Ok(());
                 }
             }
         }
         if !pending.docs.is_empty() {
-            let window = self.fetch(segments, pending)?;
+            let window = self.fetch(segments, pending, windows, &read)?;
             let _ = visit(window)?;
         }
         Ok(())
     }
 
-    /// Reads the documents of `pending` in document order on all cores.
-    fn fetch(&self, segments: &[SegmentReader], mut pending: Pending) -> io::Result<StoredWindow> {
+    /// Reads the documents of `pending` in document order and hands them to `read` in
+    /// batches, on all cores when there are many.
+    fn fetch<T: Send>(
+        &self,
+        segments: &[SegmentReader],
+        mut pending: Pending,
+        windows: Windows,
+        read: &(impl Fn(RecordBatch) -> io::Result<T> + Sync),
+    ) -> io::Result<FetchedWindow<T>> {
         pending.docs.sort_unstable_by_key(|&(address, _)| address);
-        let threads = if pending.docs.len() < PARALLEL_FETCH {
-            1
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let parallel = threads > 1 && pending.docs.len() >= windows.parallel_from;
+        let runs = if parallel { threads } else { 1 };
+        let jobs = read_jobs(segments, &pending.docs, runs, windows.sequential_fraction);
+        let parts = if parallel {
+            self.read_in_parallel(segments, &jobs, threads, read)?
         } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
-        };
-        let chunk = pending.docs.len().div_ceil(threads).max(1);
-        let parts: Vec<&[(u64, u32)]> = pending.docs.chunks(chunk).collect();
-        let fetched = parallel_map(&parts, |part| self.fetch_part(segments, part));
-        let mut records = vec![Vec::new(); pending.docs.len()];
-        for part in fetched {
-            for (position, record) in part? {
-                records[position as usize] = record;
+            let mut parts = Vec::new();
+            for job in &jobs {
+                self.read_job(&segments[job.ordinal], job, &mut |batch| {
+                    parts.push(read(batch)?);
+                    Ok(())
+                })?;
             }
-        }
-        Ok(StoredWindow {
-            records,
+            parts
+        };
+        Ok(FetchedWindow {
+            parts,
             group_ends: pending.group_ends,
         })
     }
 
-    /// Reads one run of documents sorted by address, each segment through its own store
-    /// reader so consecutive documents share one decompressed block.
-    fn fetch_part(
+    /// Runs the read jobs on up to `threads` threads, while `threads` others apply `read`
+    /// to the batches as they come (one core reading a segment in sequence keeps the
+    /// others busy turning its records into results).
+    fn read_in_parallel<T: Send>(
         &self,
         segments: &[SegmentReader],
-        part: &[(u64, u32)],
-    ) -> io::Result<Vec<(u32, Vec<u8>)>> {
-        let mut out = Vec::with_capacity(part.len());
-        let mut stores: Vec<Option<tantivy::store::StoreReader>> =
-            segments.iter().map(|_| None).collect();
-        for &(address, position) in part {
-            let ordinal = (address >> 32) as usize;
-            let doc = address as DocId;
-            let store = match &mut stores[ordinal] {
-                Some(store) => store,
-                slot @ None => slot.insert(segments[ordinal].get_store_reader(1)?),
-            };
-            let StoredData(bytes) = store
-                .get::<StoredData>(doc)
-                .map_err(|e| index_error(&self.dir, e))?;
-            out.push((position, bytes));
+        jobs: &[ReadJob<'_>],
+        threads: usize,
+        read: &(impl Fn(RecordBatch) -> io::Result<T> + Sync),
+    ) -> io::Result<Vec<T>> {
+        let (sender, receiver) = sync_channel::<RecordBatch>(threads * 2);
+        // Shared by the consumers only: once they all stop (even on an error), sending
+        // fails and the readers stop too instead of waiting on a full channel.
+        let receiver = Arc::new(Mutex::new(receiver));
+        let next_job = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            let readers: Vec<_> = (0..threads.min(jobs.len()))
+                .map(|_| {
+                    let sender = sender.clone();
+                    let next_job = &next_job;
+                    scope.spawn(move || self.read_jobs_into(segments, jobs, next_job, &sender))
+                })
+                .collect();
+            drop(sender);
+            let consumers: Vec<_> = (0..threads)
+                .map(|_| {
+                    let receiver = Arc::clone(&receiver);
+                    scope.spawn(move || consume(&receiver, read))
+                })
+                .collect();
+            drop(receiver);
+            let mut parts = Vec::new();
+            let mut failure = None;
+            for handle in consumers {
+                match joined(handle) {
+                    Ok(mut done) => parts.append(&mut done),
+                    Err(error) => failure = failure.or(Some(error)),
+                }
+            }
+            for handle in readers {
+                if let Err(error) = joined(handle) {
+                    failure = failure.or(Some(error));
+                }
+            }
+            match failure {
+                Some(error) => Err(error),
+                None => Ok(parts),
+            }
+        })
+    }
+
+    /// Takes jobs from `jobs` (the next one at `next_job`) until none is left, sending
+    /// their records in batches.
+    fn read_jobs_into(
+        &self,
+        segments: &[SegmentReader],
+        jobs: &[ReadJob<'_>],
+        next_job: &AtomicUsize,
+        sender: &SyncSender<RecordBatch>,
+    ) -> io::Result<()> {
+        while let Some(job) = jobs.get(next_job.fetch_add(1, Ordering::Relaxed)) {
+            self.read_job(&segments[job.ordinal], job, &mut |batch| {
+                sender
+                    .send(batch)
+                    .map_err(|_| io::Error::other("the threads reading captures stopped"))
+            })?;
         }
-        Ok(out)
+        Ok(())
+    }
+
+    /// Reads one job's documents, handing them to `deliver` in batches of [`BATCH`].
+    fn read_job(
+        &self,
+        segment: &SegmentReader,
+        job: &ReadJob<'_>,
+        deliver: &mut dyn FnMut(RecordBatch) -> io::Result<()>,
+    ) -> io::Result<()> {
+        // One cached block suffices: documents come in order, each block's consecutively.
+        let store = segment.get_store_reader(1)?;
+        let mut batch = Vec::with_capacity(BATCH.min(job.docs.len()));
+        let mut add = |position: u32, record: Vec<u8>| -> io::Result<()> {
+            batch.push((position, record));
+            if batch.len() == BATCH {
+                deliver(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))?;
+            }
+            Ok(())
+        };
+        if job.sequential {
+            self.read_sequentially(segment, &store, job.docs, &mut add)?;
+        } else {
+            for &(address, position) in job.docs {
+                let StoredData(record) = store
+                    .get::<StoredData>(address as DocId)
+                    .map_err(|e| index_error(&self.dir, e))?;
+                add(position, record)?;
+            }
+        }
+        if !batch.is_empty() {
+            deliver(batch)?;
+        }
+        Ok(())
+    }
+
+    /// Reads `docs` (sorted, all of one segment) by going through the segment's doc store
+    /// block by block, skipping the documents not wanted.
+    fn read_sequentially(
+        &self,
+        segment: &SegmentReader,
+        store: &StoreReader,
+        docs: &[(u64, u32)],
+        add: &mut dyn FnMut(u32, Vec<u8>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut wanted = BitSet::with_max_value(segment.max_doc());
+        for &(address, _) in docs {
+            wanted.insert(address as DocId);
+        }
+        let mut bytes = Vec::new();
+        write_alive_bitset(&wanted, &mut bytes)?;
+        let wanted = AliveBitSet::open(OwnedBytes::new(bytes));
+        let mut records = store.iter::<StoredData>(Some(&wanted));
+        for &(_, position) in docs {
+            let StoredData(record) = records
+                .next()
+                .ok_or_else(|| index_error(&self.dir, "doc store ended early"))?
+                .map_err(|e| index_error(&self.dir, e))?;
+            add(position, record)?;
+        }
+        Ok(())
+    }
+}
+
+/// Splits documents sorted by address into read jobs: one per segment read in sequence
+/// (see [`Windows::sequential_fraction`]), and the documents of the other segments in
+/// runs of about 1/`runs` of all.
+fn read_jobs<'a>(
+    segments: &[SegmentReader],
+    docs: &'a [(u64, u32)],
+    runs: usize,
+    sequential_fraction: u32,
+) -> Vec<ReadJob<'a>> {
+    let run = docs.len().div_ceil(runs.max(1)).max(1);
+    let mut jobs = Vec::new();
+    for segment_docs in docs.chunk_by(|a, b| a.0 >> 32 == b.0 >> 32) {
+        let ordinal = (segment_docs[0].0 >> 32) as usize;
+        let max_doc = segments[ordinal].max_doc();
+        let wanted = segment_docs.len() as u64;
+        if sequential_fraction > 0 && wanted * u64::from(sequential_fraction) >= u64::from(max_doc)
+        {
+            jobs.push(ReadJob {
+                ordinal,
+                docs: segment_docs,
+                sequential: true,
+            });
+        } else {
+            jobs.extend(segment_docs.chunks(run).map(|docs| ReadJob {
+                ordinal,
+                docs,
+                sequential: false,
+            }));
+        }
+    }
+    jobs
+}
+
+/// Applies `read` to batches from `receiver` until the readers are done.
+fn consume<T>(
+    receiver: &Mutex<Receiver<RecordBatch>>,
+    read: &impl Fn(RecordBatch) -> io::Result<T>,
+) -> io::Result<Vec<T>> {
+    let mut parts = Vec::new();
+    loop {
+        let next = match receiver.lock() {
+            Ok(receiver) => receiver.recv(),
+            Err(_) => return Err(io::Error::other("a thread reading captures failed")),
+        };
+        match next {
+            Ok(batch) => parts.push(read(batch)?),
+            Err(_) => return Ok(parts),
+        }
+    }
+}
+
+/// The result of a scoped thread, its panic re-raised here.
+fn joined<R>(handle: std::thread::ScopedJoinHandle<'_, R>) -> R {
+    match handle.join() {
+        Ok(result) => result,
+        Err(panic) => std::panic::resume_unwind(panic),
     }
 }
