@@ -140,12 +140,17 @@ fn a_killed_node_is_taken_over_after_its_leases_lapse() {
     assert_spacing(&requests);
 }
 
-/// A size of the benchmark from the environment (`LDWARC_BENCH_*`), or `default`.
+/// A size of the benchmark from the environment (`LDWARC_BENCH_*`), or `default` when unset;
+/// a value that does not parse stops the benchmark instead of measuring something else.
 fn bench_setting<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(format!("LDWARC_BENCH_{name}"))
-        .ok()
-        .and_then(|value| value.parse().ok())
-        .unwrap_or(default)
+    let variable = format!("LDWARC_BENCH_{name}");
+    match std::env::var(&variable) {
+        Ok(value) => value
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{variable}={value:?} is not a valid value")),
+        Err(_) => default,
+    }
 }
 
 /// The benchmark's web: `LDWARC_BENCH_PLDS` PLDs (default 300), the biggest with
@@ -180,15 +185,15 @@ fn bench_node_limits() -> (usize, usize) {
 
 /// The node counts to run (`LDWARC_BENCH_NODES`, comma-separated, default `1,2,4`).
 fn bench_node_counts() -> Vec<usize> {
-    std::env::var("LDWARC_BENCH_NODES")
-        .ok()
-        .map(|list| {
-            list.split(',')
-                .filter_map(|n| n.trim().parse().ok())
-                .collect()
+    let Ok(list) = std::env::var("LDWARC_BENCH_NODES") else {
+        return vec![1, 2, 4];
+    };
+    list.split(',')
+        .map(|n| match n.trim().parse() {
+            Ok(count) if count > 0 => count,
+            _ => panic!("LDWARC_BENCH_NODES={list:?}: {n:?} is not a node count"),
         })
-        .filter(|counts: &Vec<usize>| !counts.is_empty())
-        .unwrap_or_else(|| vec![1, 2, 4])
+        .collect()
 }
 
 /// The crawl's hop limit in the benchmark: far enough to reach the whole generated web.
