@@ -16,7 +16,8 @@ use ldwarc_rdf::{Graph, GraphDiff, OutputFormat, SNIFF_LEN, Syntax, choose_synta
 
 use super::date::ReplayDate;
 use super::error::ReplayError;
-use super::parallel::parallel_map;
+use super::parallel::{ordered_pipeline, parallel_map};
+use super::record::OpenWarcFiles;
 use super::resolve::{
     Pick, ReplayArchive, is_replayable, pick_capture, redirect_target, sort_by_time,
 };
@@ -146,10 +147,11 @@ pub(crate) enum NoGraph {
 /// One document's graph (and the parse error if it is partial), or why there is none.
 pub(crate) fn graph_of(
     archive: &ReplayArchive,
+    files: &OpenWarcFiles,
     capture: &Capture,
 ) -> Result<(Graph, Option<String>), NoGraph> {
     let failed = |e: ReplayError| NoGraph::Failed(e.to_string());
-    let response = archive.response(capture).map_err(failed)?;
+    let response = archive.response_in(files, capture).map_err(failed)?;
     let status = response.head.status.or(capture.status);
     if !status.is_some_and(|s| (200..300).contains(&s)) {
         return Err(NoGraph::NotDocument);
@@ -169,8 +171,12 @@ pub(crate) fn graph_of(
 
 /// Whether a capture is a successful answer whose type or first bytes are RDF; `None` when
 /// it cannot be read.
-fn looks_like_document(archive: &ReplayArchive, capture: &Capture) -> Option<bool> {
-    let response = archive.response(capture).ok()?;
+fn looks_like_document(
+    archive: &ReplayArchive,
+    files: &OpenWarcFiles,
+    capture: &Capture,
+) -> Option<bool> {
+    let response = archive.response_in(files, capture).ok()?;
     let status = response.head.status.or(capture.status);
     let prefix = &response.payload[..response.payload.len().min(SNIFF_LEN)];
     Some(
@@ -193,55 +199,71 @@ pub fn snapshot(
     report: &mut dyn FnMut(&str),
 ) -> Result<SnapshotSummary, ReplayError> {
     let mut summary = SnapshotSummary::default();
-    let mut batch: Vec<Capture> = Vec::with_capacity(BATCH);
     let mut failure: Option<std::io::Error> = None;
-    let mut write_batch = |batch: &mut Vec<Capture>, summary: &mut SnapshotSummary| {
-        let rendered = parallel_map(batch, |capture| {
-            graph_of(archive, capture).map(|(graph, error)| {
+    let files = OpenWarcFiles::for_scan();
+    let scanned = ordered_pipeline(
+        |emit| scan_documents(archive, scope, date, emit),
+        |capture| {
+            graph_of(archive, &files, capture).map(|(graph, error)| {
                 let text = render_document(&graph, &capture.url, format, &blank_prefix(capture));
                 (graph.len(), text, error)
             })
-        });
-        for (capture, result) in batch.iter().zip(rendered) {
-            match result {
-                Ok((statements, text, error)) => {
-                    if failure.is_none()
-                        && let Err(e) = out.write_all(text.as_bytes())
-                    {
-                        failure = Some(e);
+        },
+        |captures, rendered| {
+            for (capture, result) in captures.iter().zip(rendered) {
+                match result {
+                    Ok((statements, text, error)) => {
+                        if failure.is_none()
+                            && let Err(e) = out.write_all(text.as_bytes())
+                        {
+                            failure = Some(e);
+                        }
+                        summary.documents += 1;
+                        summary.statements += statements as u64;
+                        if let Some(error) = error {
+                            summary.partial += 1;
+                            report(&format!("{}: partial graph: {error}", capture.url));
+                        }
                     }
-                    summary.documents += 1;
-                    summary.statements += statements as u64;
-                    if let Some(error) = error {
-                        summary.partial += 1;
-                        report(&format!("{}: partial graph: {error}", capture.url));
+                    Err(NoGraph::NotDocument) => summary.not_documents += 1,
+                    Err(NoGraph::Failed(reason)) => {
+                        summary.failed += 1;
+                        report(&format!("left out: {reason}"));
                     }
-                }
-                Err(NoGraph::NotDocument) => summary.not_documents += 1,
-                Err(NoGraph::Failed(reason)) => {
-                    summary.failed += 1;
-                    report(&format!("left out: {reason}"));
                 }
             }
-        }
-        batch.clear();
-    };
-    scan_urls(archive, scope, |_, captures| {
-        match document_at(captures, date) {
-            None => summary.not_documents += 1,
-            Some(capture) => {
-                batch.push(capture);
-                if batch.len() >= BATCH {
-                    write_batch(&mut batch, &mut summary);
-                }
-            }
-        }
-    })?;
-    write_batch(&mut batch, &mut summary);
+        },
+    );
+    summary.not_documents += scanned?;
     match failure {
         Some(error) => Err(ReplayError::io(format!("writing the snapshot: {error}"))),
         None => Ok(summary),
     }
+}
+
+/// Emits, in batches of [`BATCH`] in SURT order, the capture holding each URL's document
+/// in `scope` at `date`; returns how many URLs had none then.
+fn scan_documents(
+    archive: &ReplayArchive,
+    scope: &Scope,
+    date: &ReplayDate,
+    emit: &mut dyn FnMut(Vec<Capture>),
+) -> Result<u64, ReplayError> {
+    let mut not_documents = 0u64;
+    let mut batch: Vec<Capture> = Vec::with_capacity(BATCH);
+    scan_urls(archive, scope, |_, captures| {
+        match document_at(captures, date) {
+            None => not_documents += 1,
+            Some(capture) => {
+                batch.push(capture);
+                if batch.len() >= BATCH {
+                    emit(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+                }
+            }
+        }
+    })?;
+    emit(batch);
+    Ok(not_documents)
 }
 
 /// Blank node labels unique per capture across one output file.
@@ -369,28 +391,32 @@ pub fn diff_dataset(
     visit: &mut dyn FnMut(&DocumentDiff),
 ) -> Result<DatasetDiffSummary, ReplayError> {
     let mut summary = DatasetDiffSummary::default();
-    let mut batch: Vec<(String, Option<Capture>, Option<Capture>)> = Vec::with_capacity(BATCH);
-    let mut run_batch = |batch: &mut Vec<(String, Option<Capture>, Option<Capture>)>,
-                         summary: &mut DatasetDiffSummary| {
-        let results = parallel_map(batch, |(url, old, new)| compare(archive, url, old, new));
-        for result in results.into_iter().flatten() {
-            summary.add(&result);
-            visit(&result);
-        }
-        batch.clear();
-    };
-    scan_urls(archive, scope, |url, captures| {
-        let old = document_at(captures, first);
-        let new = document_at(captures, second);
-        if old.is_none() && new.is_none() {
-            return;
-        }
-        batch.push((url.to_string(), old, new));
-        if batch.len() >= BATCH {
-            run_batch(&mut batch, &mut summary);
-        }
-    })?;
-    run_batch(&mut batch, &mut summary);
+    let files = OpenWarcFiles::for_scan();
+    ordered_pipeline(
+        |emit| {
+            let mut batch = Vec::with_capacity(BATCH);
+            scan_urls(archive, scope, |url, captures| {
+                let old = document_at(captures, first);
+                let new = document_at(captures, second);
+                if old.is_none() && new.is_none() {
+                    return;
+                }
+                batch.push((url.to_string(), old, new));
+                if batch.len() >= BATCH {
+                    emit(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+                }
+            })?;
+            emit(batch);
+            Ok::<(), ReplayError>(())
+        },
+        |(url, old, new)| compare(archive, &files, url, old, new),
+        |_, results| {
+            for result in results.into_iter().flatten() {
+                summary.add(&result);
+                visit(&result);
+            }
+        },
+    )?;
     Ok(summary)
 }
 
@@ -412,6 +438,7 @@ impl DatasetDiffSummary {
 
 fn compare(
     archive: &ReplayArchive,
+    files: &OpenWarcFiles,
     url: &str,
     old: &Option<Capture>,
     new: &Option<Capture>,
@@ -429,7 +456,7 @@ fn compare(
     {
         // The same payload: unchanged if it is a document at all, which its head and first
         // bytes tell without parsing.
-        match looks_like_document(archive, b) {
+        match looks_like_document(archive, files, b) {
             Some(true) => return Some(result(DocumentChange::Unchanged, None)),
             Some(false) => return None,
             None => {} // unreadable: the full comparison reports why
@@ -437,7 +464,7 @@ fn compare(
     }
     // `None`: no document at that date.
     let graph = |capture: &Option<Capture>| -> Result<Option<Graph>, String> {
-        match capture.as_ref().map(|c| graph_of(archive, c)) {
+        match capture.as_ref().map(|c| graph_of(archive, files, c)) {
             None | Some(Err(NoGraph::NotDocument)) => Ok(None),
             Some(Ok((graph, _))) => Ok(Some(graph)),
             Some(Err(NoGraph::Failed(reason))) => Err(reason),
@@ -482,8 +509,9 @@ pub fn visit_documents(
     let mut summary = SnapshotSummary::default();
     let mut batch: Vec<Capture> = Vec::with_capacity(BATCH);
     let mut stopped = false;
+    let files = OpenWarcFiles::for_scan();
     let mut run_batch = |batch: &mut Vec<Capture>, summary: &mut SnapshotSummary| {
-        let graphs = parallel_map(batch, |capture| graph_of(archive, capture));
+        let graphs = parallel_map(batch, |capture| graph_of(archive, &files, capture));
         for (capture, result) in batch.iter().zip(graphs) {
             if stopped {
                 break;

@@ -17,7 +17,7 @@ use ldwarc_warc::time::parse_wayback_timestamp;
 
 use super::date::ReplayDate;
 use super::error::ReplayError;
-use super::record::{ArchivedResponse, read_response};
+use super::record::{ArchivedResponse, OpenWarcFiles, read_response};
 
 /// Redirect chains longer than this are reported instead of followed.
 pub const MAX_REDIRECTS: usize = 10;
@@ -217,11 +217,7 @@ impl ReplayArchive {
     /// The archived response behind a capture: its own record, or for a revisit the original
     /// it refers to (whose head describes the payload bytes).
     pub fn response(&self, capture: &Capture) -> Result<ArchivedResponse, ReplayError> {
-        let (filename, offset) = if capture.record_type == "revisit" {
-            self.original_location(capture)?
-        } else {
-            (capture.filename.clone(), capture.offset)
-        };
+        let (filename, offset) = self.response_location(capture)?;
         read_response(
             self.root_of(&filename),
             &filename,
@@ -229,6 +225,33 @@ impl ReplayArchive {
             MAX_PAYLOAD_BYTES,
         )
         .map_err(ReplayError::io)
+    }
+
+    /// [`ReplayArchive::response`] for one of many reads in a scan, through files it keeps
+    /// open.
+    pub fn response_in(
+        &self,
+        files: &OpenWarcFiles,
+        capture: &Capture,
+    ) -> Result<ArchivedResponse, ReplayError> {
+        let (filename, offset) = self.response_location(capture)?;
+        files
+            .read_response(
+                self.root_of(&filename),
+                &filename,
+                offset,
+                MAX_PAYLOAD_BYTES,
+            )
+            .map_err(ReplayError::io)
+    }
+
+    /// The file and offset of the record holding a capture's response (a revisit's original).
+    fn response_location(&self, capture: &Capture) -> Result<(String, u64), ReplayError> {
+        if capture.record_type == "revisit" {
+            self.original_location(capture)
+        } else {
+            Ok((capture.filename.clone(), capture.offset))
+        }
     }
 
     /// The document `url` was at `date`: resolved, checked to be a successful answer, parsed.

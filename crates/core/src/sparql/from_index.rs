@@ -14,7 +14,7 @@ use super::load::{
     ArchiveDataset, DatasetSource, LoadLimits, document_quads, load_dataset, to_term,
 };
 use crate::replay::dataset::{NoGraph, Scope, SnapshotSummary, blank_prefix, graph_of};
-use crate::replay::{ReplayArchive, ReplayDate};
+use crate::replay::{OpenWarcFiles, ReplayArchive, ReplayDate};
 use crate::triples::{TripleIndex, VersionState};
 
 /// Quads handed to the store at once (and how often cancellation and the size limit are
@@ -240,7 +240,8 @@ fn load_from_record(
             doc.url, wanted.filename, wanted.offset
         )));
     };
-    let graph = match graph_of(archive, &capture) {
+    // A few documents at most are read back this way: no files kept open between them.
+    let graph = match graph_of(archive, &OpenWarcFiles::new(1), &capture) {
         Ok((graph, _)) => graph,
         Err(NoGraph::NotDocument) => return Ok(()),
         Err(NoGraph::Failed(reason)) => return Err(SparqlError::Evaluation(reason)),

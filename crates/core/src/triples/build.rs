@@ -8,6 +8,7 @@ use std::path::Path;
 use ldwarc_rdf::{DEFAULT_GRAPH, Graph};
 
 use crate::index::Capture;
+use crate::replay::OpenWarcFiles;
 use crate::replay::dataset::{NoGraph, Scope, graph_of, scan_urls};
 use crate::replay::parallel::parallel_map;
 use crate::replay::{ReplayArchive, ReplayError, redirect_target};
@@ -109,6 +110,8 @@ struct Builder {
     /// The statements and state of the latest version parsed in this run, for captures
     /// with the same payload.
     last_graph: HashMap<u32, Parsed>,
+    /// The WARC files this run reads from, kept open.
+    files: OpenWarcFiles,
 }
 
 impl Builder {
@@ -148,6 +151,7 @@ impl Builder {
             entries,
             current,
             last_graph: HashMap::new(),
+            files: OpenWarcFiles::for_scan(),
         }
     }
 
@@ -207,7 +211,7 @@ impl Builder {
         run: &mut TripleIndexRun,
     ) -> u64 {
         let graphs = parallel_map(batch, |(_, capture, same)| {
-            (!same).then(|| version_graph(archive, capture))
+            (!same).then(|| version_graph(archive, &self.files, capture))
         });
         for ((doc, capture, _), graph) in batch.iter().zip(graphs) {
             let parsed = match graph {
@@ -352,7 +356,11 @@ struct VersionGraph {
 
 /// The graph a capture gives its document: empty for a redirect, an error status or a
 /// payload that is not RDF; an error for a payload that should be RDF and is not readable.
-fn version_graph(archive: &ReplayArchive, capture: &Capture) -> Result<VersionGraph, String> {
+fn version_graph(
+    archive: &ReplayArchive,
+    files: &OpenWarcFiles,
+    capture: &Capture,
+) -> Result<VersionGraph, String> {
     let document = redirect_target(capture).is_none()
         && capture
             .status
@@ -364,7 +372,7 @@ fn version_graph(archive: &ReplayArchive, capture: &Capture) -> Result<VersionGr
     if !document {
         return Ok(nothing());
     }
-    match graph_of(archive, capture) {
+    match graph_of(archive, files, capture) {
         Ok((graph, None)) => Ok(VersionGraph {
             graph,
             state: VersionState::Document,
