@@ -264,8 +264,8 @@ fn read_response_in(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ldwarc_warc::writer::{Block, PayloadKind, WarcWriter};
     use ldwarc_warc::WarcHeader;
+    use ldwarc_warc::writer::{Block, PayloadKind, WarcWriter};
 
     /// Writes `files` gzip WARC files of `per_file` responses each under `root/warc`; returns
     /// (file name, offset, body) of every record.
@@ -276,7 +276,8 @@ mod tests {
             let name = format!("part-{f:02}.warc.gz");
             let mut writer = WarcWriter::new(Vec::new(), 0);
             for r in 0..per_file {
-                let body = format!("<http://example.org/{f}/{r}> <http://example.org/p> \"{r}\" .\n");
+                let body =
+                    format!("<http://example.org/{f}/{r}> <http://example.org/p> \"{r}\" .\n");
                 let http = format!(
                     "HTTP/1.1 200 OK\r\nContent-Type: application/n-triples\r\nContent-Length: {}\r\n\r\n{body}",
                     body.len()
@@ -336,7 +337,10 @@ mod tests {
         let error = files
             .read_response(dir.path(), "part-00.warc.gz", 1 << 30, 1024)
             .unwrap_err();
-        assert!(error.to_string().contains("part-00.warc.gz:1073741824: "), "{error}");
+        assert!(
+            error.to_string().contains("part-00.warc.gz:1073741824: "),
+            "{error}"
+        );
     }
 
     #[test]

@@ -13,12 +13,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 
-use tantivy::directory::OwnedBytes;
-use tantivy::fastfield::{AliveBitSet, write_alive_bitset};
 use tantivy::schema::IndexRecordOption;
 use tantivy::schema::document::{DeserializeError, DocumentDeserialize, DocumentDeserializer};
 use tantivy::store::StoreReader;
-use tantivy::{BitSet, DocId, DocSet, SegmentReader, TERMINATED};
+use tantivy::{DocId, DocSet, SegmentReader, TERMINATED};
 
 use super::{Capture, CaptureIndex, decode_capture, index_error};
 
@@ -30,11 +28,6 @@ const WINDOW: usize = 1 << 18;
 /// Records a reading thread passes on at once: enough that passing them between threads
 /// costs little, few enough that every thread gets work early.
 const BATCH: usize = 2048;
-
-/// A segment whose wanted documents are at least this fraction (1/n) of its documents is
-/// read through from its first block: at ~50 captures per 16 KiB block nearly every block
-/// holds a wanted one anyway, and reading in sequence skips the per-document block lookup.
-const SEQUENTIAL_FRACTION: u32 = 16;
 
 /// Fewer captures than this are read on the calling thread (threads cost more).
 const PARALLEL_FETCH: usize = 4096;
@@ -73,6 +66,51 @@ impl DocumentDeserialize for StoredData {
     }
 }
 
+/// The capture's stored form of document `doc`. Read from the document's bytes as the doc
+/// store holds them when they have the layout tantivy gives a document whose one stored
+/// value is bytes — a count of values (1), the field number, the bytes type code and the
+/// length-prefixed bytes — because tantivy's own deserialiser copies a bytes value one byte
+/// at a time (a third of a whole-index export). Anything else goes through tantivy.
+pub(crate) fn stored_form(
+    store: &StoreReader,
+    doc: DocId,
+    data: tantivy::schema::Field,
+) -> tantivy::Result<Vec<u8>> {
+    let document = store.get_document_bytes(doc)?;
+    match stored_bytes_of(&document, data.field_id()) {
+        Some(form) => Ok(form.to_vec()),
+        None => store.get::<StoredData>(doc).map(|StoredData(form)| form),
+    }
+}
+
+/// The bytes value of a serialised document holding exactly one value, a bytes value of
+/// field `field`; `None` for any other layout.
+fn stored_bytes_of(document: &[u8], field: u32) -> Option<&[u8]> {
+    const BYTES_TYPE_CODE: u8 = 4;
+    let (values, rest) = vint(document)?;
+    let (field_bytes, rest) = rest.split_first_chunk::<4>()?;
+    let (&type_code, rest) = rest.split_first()?;
+    let (length, rest) = vint(rest)?;
+    let usable = values == 1
+        && u32::from_le_bytes(*field_bytes) == field
+        && type_code == BYTES_TYPE_CODE
+        && u64::try_from(rest.len()).ok() == Some(length);
+    usable.then_some(rest)
+}
+
+/// Tantivy's variable-length integer: 7 bits a byte, least significant first, the last
+/// byte marked by its high bit.
+fn vint(bytes: &[u8]) -> Option<(u64, &[u8])> {
+    let mut value = 0u64;
+    for (at, &byte) in bytes.iter().enumerate().take(10) {
+        value |= u64::from(byte & 0x7f) << (7 * at);
+        if byte & 0x80 != 0 {
+            return Some((value, &bytes[at + 1..]));
+        }
+    }
+    None
+}
+
 /// Window sizes of a scan, in captures: the first, then each `growth` times the last, up
 /// to `max`; and how a window is read.
 #[derive(Debug, Clone, Copy)]
@@ -82,9 +120,6 @@ pub(crate) struct Windows {
     pub(crate) max: usize,
     /// Windows of at least this many captures are read on all cores.
     pub(crate) parallel_from: usize,
-    /// A segment whose wanted documents are at least 1/`sequential_fraction` of its
-    /// documents is read in sequence (0: never).
-    pub(crate) sequential_fraction: u32,
 }
 
 impl Windows {
@@ -100,7 +135,6 @@ impl Windows {
             growth,
             max,
             parallel_from: PARALLEL_FETCH,
-            sequential_fraction: SEQUENTIAL_FRACTION,
         }
     }
 }
@@ -117,8 +151,6 @@ struct Pending {
 struct ReadJob<'a> {
     ordinal: usize,
     docs: &'a [(u64, u32)],
-    /// Read every block of the segment in sequence instead of looking up each document.
-    sequential: bool,
 }
 
 impl CaptureIndex {
@@ -279,7 +311,7 @@ impl CaptureIndex {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let parallel = threads > 1 && pending.docs.len() >= windows.parallel_from;
         let runs = if parallel { threads } else { 1 };
-        let jobs = read_jobs(segments, &pending.docs, runs, windows.sequential_fraction);
+        let jobs = read_jobs(&pending.docs, runs);
         let parts = if parallel {
             self.read_in_parallel(segments, &jobs, threads, read)?
         } else {
@@ -385,79 +417,30 @@ impl CaptureIndex {
             }
             Ok(())
         };
-        if job.sequential {
-            self.read_sequentially(segment, &store, job.docs, &mut add)?;
-        } else {
-            for &(address, position) in job.docs {
-                let StoredData(record) = store
-                    .get::<StoredData>(address as DocId)
-                    .map_err(|e| index_error(&self.dir, e))?;
-                add(position, record)?;
-            }
+        for &(address, position) in job.docs {
+            let record = stored_form(&store, address as DocId, self.fields.data)
+                .map_err(|e| index_error(&self.dir, e))?;
+            add(position, record)?;
         }
         if !batch.is_empty() {
             deliver(batch)?;
         }
         Ok(())
     }
-
-    /// Reads `docs` (sorted, all of one segment) by going through the segment's doc store
-    /// block by block, skipping the documents not wanted.
-    fn read_sequentially(
-        &self,
-        segment: &SegmentReader,
-        store: &StoreReader,
-        docs: &[(u64, u32)],
-        add: &mut dyn FnMut(u32, Vec<u8>) -> io::Result<()>,
-    ) -> io::Result<()> {
-        let mut wanted = BitSet::with_max_value(segment.max_doc());
-        for &(address, _) in docs {
-            wanted.insert(address as DocId);
-        }
-        let mut bytes = Vec::new();
-        write_alive_bitset(&wanted, &mut bytes)?;
-        let wanted = AliveBitSet::open(OwnedBytes::new(bytes));
-        let mut records = store.iter::<StoredData>(Some(&wanted));
-        for &(_, position) in docs {
-            let StoredData(record) = records
-                .next()
-                .ok_or_else(|| index_error(&self.dir, "doc store ended early"))?
-                .map_err(|e| index_error(&self.dir, e))?;
-            add(position, record)?;
-        }
-        Ok(())
-    }
 }
 
-/// Splits documents sorted by address into read jobs: one per segment read in sequence
-/// (see [`Windows::sequential_fraction`]), and the documents of the other segments in
+/// Splits documents sorted by address into read jobs: the documents of each segment in
 /// runs of about 1/`runs` of all.
-fn read_jobs<'a>(
-    segments: &[SegmentReader],
-    docs: &'a [(u64, u32)],
-    runs: usize,
-    sequential_fraction: u32,
-) -> Vec<ReadJob<'a>> {
+fn read_jobs<'a>(docs: &'a [(u64, u32)], runs: usize) -> Vec<ReadJob<'a>> {
     let run = docs.len().div_ceil(runs.max(1)).max(1);
     let mut jobs = Vec::new();
     for segment_docs in docs.chunk_by(|a, b| a.0 >> 32 == b.0 >> 32) {
         let ordinal = (segment_docs[0].0 >> 32) as usize;
-        let max_doc = segments[ordinal].max_doc();
-        let wanted = segment_docs.len() as u64;
-        if sequential_fraction > 0 && wanted * u64::from(sequential_fraction) >= u64::from(max_doc)
-        {
-            jobs.push(ReadJob {
-                ordinal,
-                docs: segment_docs,
-                sequential: true,
-            });
-        } else {
-            jobs.extend(segment_docs.chunks(run).map(|docs| ReadJob {
-                ordinal,
-                docs,
-                sequential: false,
-            }));
-        }
+        jobs.extend(
+            segment_docs
+                .chunks(run)
+                .map(|docs| ReadJob { ordinal, docs }),
+        );
     }
     jobs
 }
@@ -485,5 +468,64 @@ fn joined<R>(handle: std::thread::ScopedJoinHandle<'_, R>) -> R {
     match handle.join() {
         Ok(result) => result,
         Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{StoredData, stored_bytes_of, stored_form};
+    use tantivy::schema::{STORED, STRING, Schema};
+    use tantivy::{Index, TantivyDocument};
+
+    #[test]
+    fn stored_forms_read_directly_equal_what_tantivy_deserialises() {
+        let mut builder = Schema::builder();
+        let key = builder.add_text_field("key", STRING);
+        let data = builder.add_bytes_field("data", STORED);
+        let index = Index::create_in_ram(builder.build());
+        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        // Lengths around the one- and two-byte length prefixes, and one spanning blocks.
+        let lengths = [0usize, 1, 127, 128, 16_383, 16_384, 40_000];
+        for (n, &length) in lengths.iter().enumerate() {
+            let mut document = TantivyDocument::new();
+            document.add_text(key, format!("k{n}"));
+            let value: Vec<u8> = (0..length).map(|i| (i * 7 + n) as u8).collect();
+            document.add_bytes(data, &value);
+            writer.add_document(document).unwrap();
+        }
+        writer.commit().unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        let store = searcher.segment_reader(0).get_store_reader(1).unwrap();
+        for (doc, &length) in (0u32..).zip(&lengths) {
+            let direct = stored_form(&store, doc, data).unwrap();
+            let StoredData(through_tantivy) = store.get::<StoredData>(doc).unwrap();
+            assert_eq!(direct.len(), length);
+            assert_eq!(direct, through_tantivy, "document {doc}");
+            let bytes = store.get_document_bytes(doc).unwrap();
+            assert!(
+                stored_bytes_of(&bytes, data.field_id()).is_some(),
+                "document {doc}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_document_layouts_are_left_to_tantivy() {
+        // One value of field 3, type code 4 (bytes), length 2: "hi".
+        let good = [0x81, 3, 0, 0, 0, 4, 0x82, b'h', b'i'];
+        assert_eq!(stored_bytes_of(&good, 3), Some(&b"hi"[..]));
+        assert_eq!(stored_bytes_of(&good, 2), None, "another field");
+        let mut two_values = good;
+        two_values[0] = 0x82;
+        assert_eq!(stored_bytes_of(&two_values, 3), None);
+        let mut text = good;
+        text[5] = 0;
+        assert_eq!(stored_bytes_of(&text, 3), None, "a text value");
+        assert_eq!(stored_bytes_of(&good[..8], 3), None, "cut short");
+        let mut unterminated = good;
+        unterminated[6] = 0x02;
+        assert_eq!(stored_bytes_of(&unterminated, 3), None);
+        assert_eq!(stored_bytes_of(&[], 3), None);
+        assert_eq!(stored_bytes_of(&[0xff; 64], 3), None);
     }
 }
