@@ -427,7 +427,7 @@ mod tests {
                 if start.is_empty() {
                     assert_eq!(lines, index.len(), "{format:?}");
                 }
-                for size in [100_000, 700] {
+                for size in [100_000, 700, 50] {
                     // Read on all cores or on the calling thread.
                     for parallel_from in [1, usize::MAX] {
                         let windows = Windows {

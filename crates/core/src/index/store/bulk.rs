@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use tantivy::schema::IndexRecordOption;
 use tantivy::schema::document::{DeserializeError, DocumentDeserialize, DocumentDeserializer};
 use tantivy::store::StoreReader;
-use tantivy::{DocId, DocSet, SegmentReader, TERMINATED};
+use tantivy::{DocAddress, DocId, DocSet, Searcher, SegmentReader, TERMINATED};
 
 use super::{Capture, CaptureIndex, decode_capture, index_error};
 
@@ -28,6 +28,10 @@ const WINDOW: usize = 1 << 18;
 /// Records a reading thread passes on at once: enough that passing them between threads
 /// costs little, few enough that every thread gets work early.
 const BATCH: usize = 2048;
+
+/// Windows of at most this many captures (the first of a streamed scan, or all of an exact
+/// query) are read through the index reader's shared cache of decompressed blocks.
+const CACHED_READS: usize = 64;
 
 /// Fewer captures than this are read on the calling thread (threads cost more).
 const PARALLEL_FETCH: usize = 4096;
@@ -285,14 +289,14 @@ impl CaptureIndex {
             }
             if pending.docs.len() >= window {
                 window = (window * windows.growth).min(windows.max);
-                let window = self.fetch(segments, std::mem::take(&mut pending), windows, &read)?;
+                let window = self.fetch(&searcher, std::mem::take(&mut pending), windows, &read)?;
                 if visit(window)?.is_break() {
                     return Ok(());
                 }
             }
         }
         if !pending.docs.is_empty() {
-            let window = self.fetch(segments, pending, windows, &read)?;
+            let window = self.fetch(&searcher, pending, windows, &read)?;
             let _ = visit(window)?;
         }
         Ok(())
@@ -302,17 +306,20 @@ impl CaptureIndex {
     /// batches, on all cores when there are many.
     fn fetch<T: Send>(
         &self,
-        segments: &[SegmentReader],
+        searcher: &Searcher,
         mut pending: Pending,
         windows: Windows,
         read: &(impl Fn(RecordBatch) -> io::Result<T> + Sync),
     ) -> io::Result<FetchedWindow<T>> {
         pending.docs.sort_unstable_by_key(|&(address, _)| address);
+        let segments = searcher.segment_readers();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let parallel = threads > 1 && pending.docs.len() >= windows.parallel_from;
         let runs = if parallel { threads } else { 1 };
         let jobs = read_jobs(&pending.docs, runs);
-        let parts = if parallel {
+        let parts = if pending.docs.len() <= CACHED_READS {
+            vec![read(self.read_cached(searcher, &pending.docs)?)?]
+        } else if parallel {
             self.read_in_parallel(segments, &jobs, threads, read)?
         } else {
             let mut parts = Vec::new();
@@ -328,6 +335,22 @@ impl CaptureIndex {
             parts,
             group_ends: pending.group_ends,
         })
+    }
+
+    /// Reads a few documents through the searcher's doc-store readers, whose cache of
+    /// decompressed blocks is shared by every scan and lookup of this reader: a server
+    /// answering exact queries finds the blocks of popular URLs decompressed already,
+    /// instead of opening a store reader and decompressing a block per query.
+    fn read_cached(&self, searcher: &Searcher, docs: &[(u64, u32)]) -> io::Result<RecordBatch> {
+        let mut batch = Vec::with_capacity(docs.len());
+        for &(address, position) in docs {
+            let (ordinal, doc) = ((address >> 32) as u32, address as DocId);
+            let StoredData(record) = searcher
+                .doc::<StoredData>(DocAddress::new(ordinal, doc))
+                .map_err(|e| index_error(&self.dir, e))?;
+            batch.push((position, record));
+        }
+        Ok(batch)
     }
 
     /// Runs the read jobs on up to `threads` threads, while `threads` others apply `read`
