@@ -20,6 +20,7 @@ mod jsonld_base;
 mod jsonld_ids;
 mod links;
 mod parse;
+mod pipeline;
 mod serialize;
 mod syntax;
 mod xml_c14n;
