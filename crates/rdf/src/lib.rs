@@ -23,6 +23,7 @@ mod parse;
 mod pipeline;
 mod serialize;
 mod syntax;
+mod turtle_cut;
 mod xml_c14n;
 
 pub use canon::{

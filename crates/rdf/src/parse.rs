@@ -168,6 +168,29 @@ pub(crate) fn parse_lines<S: StatementSink>(
     }
 }
 
+/// Parses a piece of a Turtle document that starts between two statements, after `prelude`
+/// (the directives before the piece), with the blank node labels as written: the parser's own
+/// (for `[]` and collections) are `bn` and four digits or more, and it adds `d` to the
+/// document's labels that look like those. The error's line counts from the prelude's first.
+pub(crate) fn parse_turtle_piece<S: StatementSink>(
+    prelude: &[u8],
+    piece: &[u8],
+    base: &str,
+    sink: &mut S,
+) -> Result<(), ParseError> {
+    let text = if prelude.is_empty() {
+        std::borrow::Cow::Borrowed(piece)
+    } else {
+        std::borrow::Cow::Owned([prelude, piece].concat())
+    };
+    TurtleParser::new()
+        .with_base(turtle_base(base))
+        .with_preserve_bn_labels(true)
+        .parse(&text[..])
+        .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
+        .map_err(|err| turtle_error_at(&err, &text))
+}
+
 /// Why and where (1-based line and column) a parse stopped.
 #[derive(Debug)]
 pub(crate) struct ParseError {
@@ -177,10 +200,10 @@ pub(crate) struct ParseError {
 }
 
 impl ParseError {
-    /// The same error in a text that has `lines` more lines before.
-    pub(crate) fn after_lines(self, lines: usize) -> ParseError {
+    /// The same error in a text with `added` more lines before it and `removed` fewer.
+    pub(crate) fn moved(self, added: usize, removed: usize) -> ParseError {
         ParseError {
-            line: self.line + lines,
+            line: (self.line + added).saturating_sub(removed),
             ..self
         }
     }

@@ -8,11 +8,12 @@
 //! before, are parsed on one thread while the calling thread interns.
 
 use std::collections::VecDeque;
+use std::fmt::Write as _;
 use std::hash::BuildHasher as _;
 use std::iter::Peekable;
 use std::num::NonZero;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
 use foldhash::fast::RandomState;
@@ -22,16 +23,18 @@ use sophia::api::term::{Term, TermKind};
 use super::graph::{DEFAULT_GRAPH, GraphBuilder, Quad, TermId, spell_term};
 use super::html::PageOptions;
 use super::jsonld::NoContexts;
-use super::parse::{ParseError, StatementSink, parse_lines, parse_statements};
+use super::parse::{ParseError, StatementSink, parse_lines, parse_statements, parse_turtle_piece};
 use super::syntax::Syntax;
+use super::turtle_cut::TurtleCutter;
 
 /// Documents smaller than this are parsed on the calling thread alone: archives parse many
 /// small documents on their own threads, and a thread per document would cost more than it
 /// gains.
 pub(crate) const PARALLEL_MIN_LEN: usize = 1 << 20;
 
-/// The size of the pieces N-Triples and N-Quads are cut into (then extended to a line end).
-const CHUNK_LEN: usize = 256 << 10;
+/// The size of the pieces documents are cut into (then extended to a line end where a piece
+/// may end).
+const PIECE_LEN: usize = 256 << 10;
 
 /// Statements a Turtle parser thread hands over at once.
 const BATCH_STATEMENTS: usize = 4096;
@@ -49,10 +52,21 @@ pub(crate) fn parse_large(
         return None;
     }
     match syntax {
-        Syntax::NTriples | Syntax::NQuads => {
-            Some(parse_lines_on_all_cores(body, syntax, builder, CHUNK_LEN))
-        }
-        Syntax::Turtle | Syntax::TriG => Some(parse_beside(body, syntax, base, builder)),
+        Syntax::NTriples | Syntax::NQuads => Some(parse_on_all_cores(
+            body,
+            PieceSyntax::Lines(syntax),
+            Cutter::Lines,
+            builder,
+            PIECE_LEN,
+        )),
+        Syntax::Turtle => Some(parse_on_all_cores(
+            body,
+            PieceSyntax::Turtle(base),
+            Cutter::Turtle(TurtleCutter::new(body)),
+            builder,
+            PIECE_LEN,
+        )),
+        Syntax::TriG => Some(parse_beside(body, syntax, base, builder)),
         _ => None,
     }
 }
@@ -72,6 +86,9 @@ pub(crate) struct SpelledStatements {
     /// Indexes into `terms` by the spelling's hash.
     distinct: HashTable<u32>,
     hasher: RandomState,
+    /// Set for a piece of a Turtle document: its rank, added to the labels the parser made
+    /// up for `[]` and collections (the piece's own).
+    blank_scope: Option<usize>,
 }
 
 /// A statement's graph slot in [`SpelledStatements`] when it is in the default graph.
@@ -96,7 +113,7 @@ struct NestedBlank {
 }
 
 impl SpelledStatements {
-    fn new(hasher: RandomState) -> Self {
+    fn new(hasher: RandomState, blank_scope: Option<usize>) -> Self {
         SpelledStatements {
             text: String::new(),
             terms: Vec::new(),
@@ -104,7 +121,17 @@ impl SpelledStatements {
             nested: Vec::new(),
             distinct: HashTable::new(),
             hasher,
+            blank_scope,
         }
+    }
+
+    /// Empties the batch, keeping its buffers.
+    fn clear(&mut self) {
+        self.text.clear();
+        self.terms.clear();
+        self.statements.clear();
+        self.nested.clear();
+        self.distinct.clear();
     }
 
     fn len(&self) -> usize {
@@ -125,7 +152,7 @@ impl SpelledStatements {
         let index = self.terms.len();
         let has_blank = match term.kind() {
             TermKind::BlankNode => {
-                spell_term(term, &mut self.text);
+                self.spell_blank(term);
                 true
             }
             TermKind::Triple => {
@@ -168,6 +195,21 @@ impl SpelledStatements {
         index
     }
 
+    /// `_:label`, with the piece's rank after a label the parser made up (`bn` and four
+    /// digits or more; it adds `d` to labels of the document that look like that).
+    fn spell_blank<T: Term>(&mut self, term: &T) {
+        let start = self.text.len();
+        spell_term(term, &mut self.text);
+        let label = &self.text[start + 2..];
+        let made_up = label.len() >= 6
+            && label.starts_with("bn")
+            && label[2..].bytes().all(|byte| byte.is_ascii_digit());
+        if let Some(scope) = self.blank_scope.filter(|_| made_up) {
+            // `/` cannot be in a label, so these never meet the document's own.
+            let _ = write!(self.text, "/{scope}");
+        }
+    }
+
     /// [`spell_term`], noting where each blank node label is.
     fn spell_triple_term<T: Term>(&mut self, term: &T, index: usize) {
         if let Some([s, p, o]) = term.triple() {
@@ -179,8 +221,10 @@ impl SpelledStatements {
             self.text.push_str(")>>");
         } else {
             let start = self.text.len();
-            spell_term(term, &mut self.text);
-            if term.kind() == TermKind::BlankNode {
+            if term.kind() != TermKind::BlankNode {
+                spell_term(term, &mut self.text);
+            } else {
+                self.spell_blank(term);
                 self.nested.push(NestedBlank {
                     term: index,
                     start,
@@ -252,48 +296,133 @@ fn relabel_triple_term<'a>(
     builder.graph.intern(&spelling)
 }
 
-/// One piece of an N-Triples or N-Quads document to parse.
-struct Job {
+/// A piece of a document, parsed on a parser thread.
+#[derive(Clone)]
+struct Piece {
+    /// Its rank in the document.
+    index: usize,
     start: usize,
     end: usize,
-    reply: mpsc::SyncSender<ParsedChunk>,
+    /// Turtle: the directives before the piece, parsed first.
+    prelude: Arc<[u8]>,
+    /// The lines `prelude` takes.
+    prelude_lines: usize,
 }
 
-/// A piece's statements, and the error that ended it (line counted within the piece).
-struct ParsedChunk {
+/// How pieces are parsed.
+#[derive(Clone, Copy)]
+enum PieceSyntax<'a> {
+    /// N-Triples or N-Quads.
+    Lines(Syntax),
+    /// Turtle, against this base IRI.
+    Turtle(&'a str),
+}
+
+impl PieceSyntax<'_> {
+    fn parse<S: StatementSink>(
+        self,
+        body: &[u8],
+        piece: &Piece,
+        sink: &mut S,
+    ) -> Result<(), ParseError> {
+        let text = &body[piece.start..piece.end];
+        match self {
+            PieceSyntax::Lines(syntax) => parse_lines(text, syntax, sink),
+            PieceSyntax::Turtle(base) => parse_turtle_piece(&piece.prelude, text, base, sink),
+        }
+    }
+
+    /// Statements of `piece`, to be spelled. A Turtle parser numbers the blank nodes of `[]`
+    /// and collections from 1 in each piece, so these are told apart by the piece's rank.
+    fn spelled(self, piece: &Piece, hasher: &RandomState) -> SpelledStatements {
+        let scope = match self {
+            PieceSyntax::Lines(_) => None,
+            PieceSyntax::Turtle(_) => Some(piece.index),
+        };
+        SpelledStatements::new(hasher.clone(), scope)
+    }
+}
+
+/// Where pieces end.
+enum Cutter<'a> {
+    /// After the first line end at least so far on.
+    Lines,
+    /// At a line start between statements.
+    Turtle(TurtleCutter<'a>),
+}
+
+impl Cutter<'_> {
+    fn piece(&mut self, body: &[u8], index: usize, start: usize, len: usize) -> Piece {
+        let (end, prelude, prelude_lines) = match self {
+            Cutter::Lines => (line_cut(body, start, len), Arc::from(&[][..]), 0),
+            Cutter::Turtle(cutter) => {
+                let (prelude, lines) = cutter.prelude();
+                (cutter.cut(start, len), prelude, lines)
+            }
+        };
+        Piece {
+            index,
+            start,
+            end,
+            prelude,
+            prelude_lines,
+        }
+    }
+}
+
+/// A piece's statements, and the error that ended it.
+struct ParsedPiece {
     statements: SpelledStatements,
-    error: Option<ParseError>,
+    failed: bool,
 }
 
-/// Line-based syntaxes have no newline inside a term, so pieces cut after a newline parse
-/// alone to what the whole document gives; they are parsed on every core and interned here
-/// in order. A piece's error ends the parse: the statements before it are kept, later pieces
-/// dropped.
-fn parse_lines_on_all_cores(
+/// One piece to parse, and where its statements go.
+struct Job {
+    piece: Piece,
+    reply: mpsc::SyncSender<ParsedPiece>,
+}
+
+/// Pieces are parsed on every core and interned here in document order. A piece that does
+/// not parse to its end is parsed again, with the rest of the document, on this thread: the
+/// statements before its error are kept, later pieces dropped, and the error is the one of
+/// the whole document.
+fn parse_on_all_cores(
     body: &[u8],
-    syntax: Syntax,
+    syntax: PieceSyntax<'_>,
+    cutter: Cutter<'_>,
     builder: &mut GraphBuilder,
-    chunk_len: usize,
+    piece_len: usize,
 ) -> Result<(), String> {
     let workers = thread::available_parallelism().map_or(1, NonZero::get);
     let hasher = builder.graph.term_hasher();
     let (jobs, queue) = mpsc::channel::<Job>();
     let queue = Mutex::new(queue);
     let stopped = AtomicBool::new(false);
-    thread::scope(|scope| {
+    let parsed = thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| parse_chunks(body, syntax, &queue, &stopped, &hasher));
+            scope.spawn(|| parse_pieces(body, syntax, &queue, &stopped, &hasher));
         }
-        let result = intern_chunks_in_order(body, chunk_len, builder, jobs, 2 * workers + 1);
+        let pieces = Pieces {
+            body,
+            cutter,
+            piece_len,
+            jobs,
+            in_flight: 2 * workers + 1,
+        };
+        let failed = pieces.intern_in_order(builder);
         stopped.store(true, Ordering::Relaxed);
-        result
-    })
+        failed
+    });
+    match parsed {
+        None => Ok(()),
+        Some(piece) => parse_rest_here(body, syntax, piece, builder),
+    }
 }
 
 /// A parser thread: parses the pieces it is given until there are no more.
-fn parse_chunks(
+fn parse_pieces(
     body: &[u8],
-    syntax: Syntax,
+    syntax: PieceSyntax<'_>,
     queue: &Mutex<mpsc::Receiver<Job>>,
     stopped: &AtomicBool,
     hasher: &RandomState,
@@ -307,59 +436,110 @@ fn parse_chunks(
         if stopped.load(Ordering::Relaxed) {
             return;
         }
-        let mut statements = SpelledStatements::new(hasher.clone());
-        let error = parse_lines(&body[job.start..job.end], syntax, &mut statements).err();
+        let mut statements = syntax.spelled(&job.piece, hasher);
+        let failed = syntax.parse(body, &job.piece, &mut statements).is_err();
         // The receiver is gone only when an earlier piece failed.
-        let _ = job.reply.send(ParsedChunk { statements, error });
+        let _ = job.reply.send(ParsedPiece { statements, failed });
     }
 }
 
-/// Hands out the pieces, at most `in_flight` ahead of the one being interned, and interns
-/// them in document order. Dropping `jobs` on return lets the parser threads end.
-fn intern_chunks_in_order(
-    body: &[u8],
-    chunk_len: usize,
-    builder: &mut GraphBuilder,
+/// The cutting of a document and the pieces handed out.
+struct Pieces<'a> {
+    body: &'a [u8],
+    cutter: Cutter<'a>,
+    piece_len: usize,
     jobs: mpsc::Sender<Job>,
+    /// Pieces handed out at most ahead of the one being interned.
     in_flight: usize,
-) -> Result<(), String> {
-    let mut pending = VecDeque::with_capacity(in_flight);
-    let mut ids = Vec::new();
-    let mut next = 0;
-    loop {
-        while pending.len() < in_flight && next < body.len() {
-            let end = chunk_end(body, next, chunk_len);
-            let (reply, parsed) = mpsc::sync_channel(1);
-            let job = Job {
-                start: next,
-                end,
-                reply,
-            };
-            if jobs.send(job).is_err() {
-                break;
+}
+
+impl Pieces<'_> {
+    /// Hands out the pieces and interns them in document order; the first piece that failed,
+    /// if one did. Dropping `jobs` on return lets the parser threads end.
+    fn intern_in_order(mut self, builder: &mut GraphBuilder) -> Option<Piece> {
+        let mut pending = VecDeque::with_capacity(self.in_flight);
+        let mut ids = Vec::new();
+        let mut next = 0;
+        let mut index = 0;
+        loop {
+            while pending.len() < self.in_flight && next < self.body.len() {
+                let piece = self.cutter.piece(self.body, index, next, self.piece_len);
+                index += 1;
+                let (reply, parsed) = mpsc::sync_channel(1);
+                next = piece.end;
+                if self
+                    .jobs
+                    .send(Job {
+                        piece: piece.clone(),
+                        reply,
+                    })
+                    .is_err()
+                {
+                    break;
+                }
+                pending.push_back((piece, parsed));
             }
-            pending.push_back((next, parsed));
-            next = end;
-        }
-        let Some((start, parsed)) = pending.pop_front() else {
-            return Ok(());
-        };
-        // A parser thread that panicked dropped its reply; the scope re-raises the panic.
-        let Ok(chunk) = parsed.recv() else {
-            return Ok(());
-        };
-        add_spelled(builder, &chunk.statements, &mut ids);
-        if let Some(error) = chunk.error {
-            let lines_before = memchr::memchr_iter(b'\n', &body[..start]).count();
-            return Err(error.after_lines(lines_before).to_string());
+            let (piece, parsed) = pending.pop_front()?;
+            // A parser thread that panicked dropped its reply; the scope re-raises the panic.
+            let parsed = parsed.recv().ok()?;
+            if parsed.failed {
+                return Some(piece);
+            }
+            add_spelled(builder, &parsed.statements, &mut ids);
         }
     }
 }
 
-/// Where the piece starting at `start` ends: just after the first newline at least
-/// `chunk_len` bytes on, or at the end of the document.
-fn chunk_end(body: &[u8], start: usize, chunk_len: usize) -> usize {
-    let from = start.saturating_add(chunk_len.max(1));
+/// Parses from `piece` to the end of the document on this thread.
+fn parse_rest_here(
+    body: &[u8],
+    syntax: PieceSyntax<'_>,
+    piece: Piece,
+    builder: &mut GraphBuilder,
+) -> Result<(), String> {
+    let rest = Piece {
+        end: body.len(),
+        ..piece
+    };
+    let hasher = builder.graph.term_hasher();
+    let mut sink = InterningSink {
+        batch: syntax.spelled(&rest, &hasher),
+        ids: Vec::new(),
+        builder,
+    };
+    let result = syntax.parse(body, &rest, &mut sink);
+    sink.flush();
+    let lines_before = memchr::memchr_iter(b'\n', &body[..rest.start]).count();
+    result.map_err(|error| error.moved(lines_before, rest.prelude_lines).to_string())
+}
+
+/// Spells statements and interns them, batch after batch, on the parsing thread.
+struct InterningSink<'a> {
+    batch: SpelledStatements,
+    ids: Vec<TermId>,
+    builder: &'a mut GraphBuilder,
+}
+
+impl InterningSink<'_> {
+    fn flush(&mut self) {
+        add_spelled(self.builder, &self.batch, &mut self.ids);
+        self.batch.clear();
+    }
+}
+
+impl StatementSink for InterningSink<'_> {
+    fn statement<T: Term>(&mut self, subject: T, predicate: T, object: T, graph: Option<T>) {
+        self.batch.statement(subject, predicate, object, graph);
+        if self.batch.len() >= BATCH_STATEMENTS {
+            self.flush();
+        }
+    }
+}
+
+/// Where the piece starting at `start` ends: just after the first newline at least `len`
+/// bytes on, or at the end of the document.
+fn line_cut(body: &[u8], start: usize, len: usize) -> usize {
+    let from = start.saturating_add(len.max(1));
     if from >= body.len() {
         return body.len();
     }
@@ -378,7 +558,7 @@ fn parse_beside(
     thread::scope(|scope| {
         let parser = scope.spawn(move || {
             let mut sink = BatchSender {
-                batch: SpelledStatements::new(hasher.clone()),
+                batch: SpelledStatements::new(hasher.clone(), None),
                 hasher,
                 batches,
             };
@@ -412,7 +592,10 @@ struct BatchSender {
 
 impl BatchSender {
     fn send(&mut self) {
-        let full = std::mem::replace(&mut self.batch, SpelledStatements::new(self.hasher.clone()));
+        let full = std::mem::replace(
+            &mut self.batch,
+            SpelledStatements::new(self.hasher.clone(), None),
+        );
         // The receiver is gone only when the interning thread panicked.
         let _ = self.batches.send(full);
     }
@@ -447,9 +630,16 @@ mod tests {
         (builder.graph.to_nquads(), outcome.result)
     }
 
-    fn on_all_cores(body: &[u8], syntax: Syntax, chunk_len: usize) -> (String, Result<(), String>) {
+    fn on_all_cores(body: &[u8], syntax: Syntax, piece_len: usize) -> (String, Result<(), String>) {
         let mut builder = GraphBuilder::default();
-        let result = parse_lines_on_all_cores(body, syntax, &mut builder, chunk_len);
+        let (pieces, cutter) = match syntax {
+            Syntax::Turtle => (
+                PieceSyntax::Turtle(BASE),
+                Cutter::Turtle(TurtleCutter::new(body)),
+            ),
+            _ => (PieceSyntax::Lines(syntax), Cutter::Lines),
+        };
+        let result = parse_on_all_cores(body, pieces, cutter, &mut builder, piece_len);
         (builder.graph.to_nquads(), result)
     }
 
@@ -639,6 +829,89 @@ mod tests {
             }
         }
         text
+    }
+
+    /// Turtle whose prefix and (relative) base change along the way, with statements over
+    /// several lines, labels that look like the parser's own, and relative IRIs.
+    fn turtle_with_changing_directives(statements: usize) -> String {
+        let mut text = format!("{TURTLE_DIRECTIVES}_:bn0001 ex:p _:bn00001 .\n");
+        for (block, lines) in generated_turtle(statements)
+            .split_inclusive(".\n")
+            .collect::<Vec<_>>()
+            .chunks(300)
+            .enumerate()
+        {
+            text.push_str(&format!(
+                "@prefix ex: <http://e{block}.org/> .\n@base <b{block}/> .\n"
+            ));
+            text.push_str(&format!(
+                "<rel> ex:p _:bn0001, [ ex:q <rel{block}> ] ;\n  ex:r \"x\" .\n"
+            ));
+            text.push_str(&lines.concat());
+        }
+        text
+    }
+
+    #[test]
+    fn turtle_on_all_cores_gives_the_sequential_graph() {
+        let text = turtle_with_changing_directives(3000);
+        let (expected, result) = sequential(text.as_bytes(), Syntax::Turtle);
+        assert_eq!(result, Ok(()));
+        assert!(expected.contains("<http://b.org/b0/b1/b2/rel> <http://e2.org/p> _:b0 .\n"));
+        assert!(expected.contains("<http://e9.org/p> "));
+        for piece_len in [1, 700, 20_000] {
+            assert_eq!(
+                on_all_cores(text.as_bytes(), Syntax::Turtle, piece_len),
+                (expected.clone(), Ok(())),
+                "pieces of {piece_len} bytes"
+            );
+        }
+    }
+
+    #[test]
+    fn a_turtle_error_keeps_what_came_before_and_names_its_line_in_the_whole_document() {
+        let text = turtle_with_changing_directives(2000);
+        let lines: Vec<&str> = text.split('\n').collect();
+        let statement_ends: Vec<usize> = (1..=lines.len())
+            .filter(|&number| lines[number - 1].ends_with(" ."))
+            .collect();
+        let count = statement_ends.len();
+        for after in [
+            statement_ends[2],
+            statement_ends[count / 2],
+            statement_ends[count - 1],
+        ] {
+            let mut broken_lines = lines.clone();
+            broken_lines.insert(after, "ex:a ex:b ex:c ;; oops .");
+            let broken = broken_lines.join("\n");
+            let bad_line = after + 1;
+            let (expected, result) = sequential(broken.as_bytes(), Syntax::Turtle);
+            let error = result.expect_err("the broken line is an error");
+            assert!(error.contains(&format!("at line {bad_line}, ")), "{error}");
+            for piece_len in [100, 5000] {
+                assert_eq!(
+                    on_all_cores(broken.as_bytes(), Syntax::Turtle, piece_len),
+                    (expected.clone(), Err(error.clone())),
+                    "line {bad_line}, pieces of {piece_len} bytes"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn turtle_the_cut_does_not_follow_still_gives_the_sequential_graph() {
+        let text = turtle_with_changing_directives(1000).replacen(
+            "@prefix ex: <http://e1.org/> .",
+            "PREFIX ex: <http://e1.org/>",
+            1,
+        );
+        let (expected, result) = sequential(text.as_bytes(), Syntax::Turtle);
+        assert_eq!(result, Ok(()));
+        assert!(expected.contains("<http://e2.org/p> "));
+        assert_eq!(
+            on_all_cores(text.as_bytes(), Syntax::Turtle, 300),
+            (expected, Ok(()))
+        );
     }
 
     fn beside(body: &[u8], syntax: Syntax) -> (String, Result<(), String>) {
