@@ -3,9 +3,10 @@
 //! Parser threads spell statements (canonical spellings, blank node labels as the parser gives
 //! them, each spelling hashed with the graph's seed); the calling thread interns them in
 //! document order, so that blank nodes are relabelled `b0`, `b1`, … by first appearance just
-//! as one thread would. N-Triples and N-Quads are cut at line ends and parsed on every core;
-//! Turtle and TriG, whose directives and blank node syntax bind a statement to what came
-//! before, are parsed on one thread while the calling thread interns.
+//! as one thread would. N-Triples and N-Quads are cut at line ends, Turtle at line starts
+//! between statements (each piece read after the directives before it), and the pieces parsed
+//! on every core; TriG, whose graph blocks the cutting does not follow, is parsed on one
+//! thread while the calling thread interns.
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -36,7 +37,8 @@ pub(crate) const PARALLEL_MIN_LEN: usize = 1 << 20;
 /// may end).
 const PIECE_LEN: usize = 256 << 10;
 
-/// Statements a Turtle parser thread hands over at once.
+/// Statements a TriG parser thread hands over at once (and a piece parsed again on the
+/// interning thread is interned by).
 const BATCH_STATEMENTS: usize = 4096;
 
 /// Parses a large document of a syntax this module handles into `builder`, returning how
@@ -546,7 +548,8 @@ fn line_cut(body: &[u8], start: usize, len: usize) -> usize {
     memchr::memchr(b'\n', &body[from..]).map_or(body.len(), |at| from + at + 1)
 }
 
-/// Turtle and TriG: a parser thread spells the statements while this one interns them.
+/// A parser thread spells the statements while this one interns them (for TriG, whose graph
+/// blocks the cutting does not follow).
 fn parse_beside(
     body: &[u8],
     syntax: Syntax,
