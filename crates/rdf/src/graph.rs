@@ -520,18 +520,30 @@ pub fn spell_term<T: Term>(term: &T, out: &mut String) {
     }
 }
 
+/// The bytes an IRI spelling writes as `\u` escapes: those N-Triples forbids in `<…>`.
+static IRI_ESCAPED: [bool; 256] = iri_escaped();
+
+const fn iri_escaped() -> [bool; 256] {
+    let mut escaped = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        escaped[byte] = byte <= b' ' as usize
+            || matches!(
+                byte as u8,
+                b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'^' | b'`' | b'\\'
+            );
+        byte += 1;
+    }
+    escaped
+}
+
 fn push_iri(iri: &str, out: &mut String) {
     out.push('<');
+    // A table rather than comparisons: spelling IRIs is a good part of parsing.
     push_escaped(
         iri,
         out,
-        |byte| {
-            byte <= b' '
-                || matches!(
-                    byte,
-                    b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'^' | b'`' | b'\\'
-                )
-        },
+        |byte| IRI_ESCAPED[usize::from(byte)],
         push_u_escape,
     );
     out.push('>');
