@@ -372,7 +372,8 @@ impl Cutter<'_> {
     }
 }
 
-/// A piece's statements, and the error that ended it.
+/// A piece's statements, and whether it failed to parse to its end (the statements then go
+/// unused: the piece is parsed again, see [`parse_on_all_cores`]).
 struct ParsedPiece {
     statements: SpelledStatements,
     failed: bool,
