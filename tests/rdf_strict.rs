@@ -171,3 +171,38 @@ fn replay_reads_mislabelled_ntriples_and_says_so() {
     );
     assert!(answer.header("x-ldwarc-rdf-error").is_none());
 }
+
+#[test]
+fn a_large_file_is_read_whole_and_an_error_names_its_line_in_the_whole_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Over 1 MiB, so that the file is parsed in pieces; blank nodes recur all over it.
+    let lines: Vec<String> = (0..40_000)
+        .map(|i| format!("_:x{} <http://example/p{}> \"{i}\" .\n", i % 100, i % 7))
+        .collect();
+    let text = lines.concat();
+    assert!(text.len() > 1 << 20);
+    let big = dir.path().join("big.nt");
+    std::fs::write(&big, &text).unwrap();
+    // Labels by first appearance: x0 … x99 appear in that order.
+    assert_eq!(
+        stdout_ok(&parse(&big, &[]), "big.nt"),
+        text.replace("_:x", "_:b")
+    );
+
+    let mut broken_lines = lines;
+    broken_lines.insert(
+        30_000,
+        "<http://example/s> <http://example/p> 1 .\n".to_string(),
+    );
+    let broken = dir.path().join("broken.nt");
+    std::fs::write(&broken, broken_lines.concat()).unwrap();
+    let output = parse(&broken, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(output.stdout.is_empty(), "printed a graph");
+    assert!(
+        stderr.contains("broken.nt: not valid N-Triples: ")
+            && stderr.contains("at line 30001, column 39"),
+        "{stderr}"
+    );
+}

@@ -5,8 +5,11 @@
 
 // foldhash, not SipHash: hashing terms and statements was a tenth of parsing a large file.
 // Its per-map random seed keeps colliding inputs from being prepared in advance.
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
+use foldhash::fast::RandomState;
+use hashbrown::HashTable;
 use std::fmt::Write as _;
+use std::hash::BuildHasher as _;
 use std::io::{self, Write};
 
 use sophia::api::term::{Term, TermKind};
@@ -14,7 +17,8 @@ use sophia::api::term::{Term, TermKind};
 use super::html::{EmbeddedReport, PageOptions};
 use super::jsonld::ContextSource;
 use super::links::RdfError;
-use super::parse::{StatementSink, parse_statements};
+use super::parse::{ParseOutcome, StatementSink, parse_statements};
+use super::pipeline::parse_large;
 use super::syntax::Syntax;
 
 /// A term's number within one [`Graph`].
@@ -64,10 +68,19 @@ pub enum TermSort {
 /// A set of statements with interned terms, in the order they were first added.
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
-    spellings: Vec<Box<str>>,
-    ids: HashMap<Box<str>, TermId>,
+    /// Every term's spelling, back to back: one allocation, not one per term.
+    text: String,
+    /// Where each term's spelling ends in `text` (it starts where the previous one ends).
+    ends: Vec<usize>,
+    /// Each term's hash, kept so that growing `ids` does not hash the spellings again.
+    hashes: Vec<u64>,
+    /// Term ids by the hash of their spelling: the spelling is stored once, in `text`.
+    ids: HashTable<TermId>,
     quads: Vec<Quad>,
-    seen: HashSet<Quad>,
+    /// Positions in `quads`, by the statement's hash.
+    seen: HashTable<usize>,
+    /// Seeded per graph, so that colliding terms cannot be prepared in advance.
+    hasher: RandomState,
 }
 
 impl Graph {
@@ -79,26 +92,73 @@ impl Graph {
     /// The id of a term given in N-Triples spelling (`<iri>`, `_:label`, `"lex"@en`,
     /// `"lex"^^<dt>`), adding it if new. The caller spells canonically (see [`spell_term`]).
     pub fn intern(&mut self, spelling: &str) -> TermId {
-        if let Some(&id) = self.ids.get(spelling) {
-            return id;
+        let hash = self.hasher.hash_one(spelling);
+        self.intern_hashed(spelling, hash)
+    }
+
+    /// The hasher [`Graph::intern_hashed`] expects term hashes from, for threads that spell
+    /// terms ahead of the thread that interns them.
+    pub(crate) fn term_hasher(&self) -> RandomState {
+        self.hasher.clone()
+    }
+
+    /// [`Graph::intern`] of a spelling whose hash `term_hasher().hash_one(spelling)` is
+    /// already known.
+    pub(crate) fn intern_hashed(&mut self, spelling: &str, hash: u64) -> TermId {
+        let Graph {
+            text,
+            ends,
+            hashes,
+            ids,
+            ..
+        } = self;
+        let spelled = |id: TermId| {
+            let id = id as usize;
+            let start = id.checked_sub(1).map_or(0, |before| ends[before]);
+            &text[start..ends[id]]
+        };
+        let entry = ids.entry(
+            hash,
+            |&id| spelled(id) == spelling,
+            |&id| hashes[id as usize],
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(found) => *found.get(),
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                let id = TermId::try_from(ends.len())
+                    .ok()
+                    .filter(|&id| id != DEFAULT_GRAPH)
+                    .unwrap_or(DEFAULT_GRAPH - 1);
+                text.push_str(spelling);
+                ends.push(text.len());
+                hashes.push(hash);
+                slot.insert(id);
+                id
+            }
         }
-        let id = TermId::try_from(self.spellings.len())
-            .ok()
-            .filter(|&id| id != DEFAULT_GRAPH)
-            .unwrap_or(DEFAULT_GRAPH - 1);
-        let spelling: Box<str> = spelling.into();
-        self.spellings.push(spelling.clone());
-        self.ids.insert(spelling, id);
-        id
     }
 
     /// Adds a statement; false when it was already there.
     pub fn insert(&mut self, quad: Quad) -> bool {
-        let new = self.seen.insert(quad);
-        if new {
-            self.quads.push(quad);
+        let hash = self.hasher.hash_one(quad);
+        let Graph {
+            quads,
+            seen,
+            hasher,
+            ..
+        } = self;
+        match seen.entry(
+            hash,
+            |&at| quads[at] == quad,
+            |&at| hasher.hash_one(quads[at]),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(_) => false,
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(quads.len());
+                quads.push(quad);
+                true
+            }
         }
-        new
     }
 
     /// Adds a statement given by its terms' spellings (`graph` `None` for the default graph).
@@ -125,7 +185,9 @@ impl Graph {
 
     /// Whether the graph holds this statement.
     pub fn contains(&self, quad: &Quad) -> bool {
-        self.seen.contains(quad)
+        self.seen
+            .find(self.hasher.hash_one(quad), |&at| self.quads[at] == *quad)
+            .is_some()
     }
 
     /// Number of statements.
@@ -140,17 +202,23 @@ impl Graph {
 
     /// The N-Triples spelling of a term (panics on an id this graph never issued).
     pub fn term(&self, id: TermId) -> &str {
-        &self.spellings[id as usize]
+        let id = id as usize;
+        let start = id.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.text[start..self.ends[id]]
     }
 
     /// The id of a spelled term, if the graph has it.
     pub fn id_of(&self, spelling: &str) -> Option<TermId> {
-        self.ids.get(spelling).copied()
+        self.ids
+            .find(self.hasher.hash_one(spelling), |&id| {
+                self.term(id) == spelling
+            })
+            .copied()
     }
 
     /// Number of distinct terms interned.
     pub fn term_count(&self) -> usize {
-        self.spellings.len()
+        self.ends.len()
     }
 
     /// The kind of a term.
@@ -293,7 +361,15 @@ pub fn parse_graph_with(
     let mut failures = Vec::new();
     for &syntax in syntaxes {
         let mut builder = GraphBuilder::default();
-        let outcome = parse_statements(body, syntax, base, contexts, page, &mut builder);
+        let outcome = match parse_large(body, syntax, base, &mut builder) {
+            Some(result) => ParseOutcome {
+                remote_contexts: Vec::new(),
+                missing_contexts: Vec::new(),
+                result,
+                embedded: None,
+            },
+            None => parse_statements(body, syntax, base, contexts, page, &mut builder),
+        };
         let mut error = outcome.result.err();
         if error.is_none() && syntax.is_page() && builder.graph.is_empty() {
             // A page without embedded data is a page, not an (empty) RDF document.
@@ -341,19 +417,25 @@ pub(crate) struct GraphBuilder {
 impl GraphBuilder {
     fn id<T: Term>(&mut self, term: &T) -> TermId {
         if let Some(label) = term.bnode_id() {
-            if let Some(&id) = self.blanks.get(label.as_str()) {
-                return id;
-            }
-            let spelling = format!("_:b{}", self.blanks.len());
-            let id = self.graph.intern(&spelling);
-            self.blanks.insert(label.as_str().to_string(), id);
-            return id;
+            return self.blank(label.as_str());
         }
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         self.spell_into(term, &mut scratch);
         let id = self.graph.intern(&scratch);
         self.scratch = scratch;
+        id
+    }
+
+    /// The id of the blank node the parser labelled `label`: `_:b0`, `_:b1`, … by first
+    /// appearance.
+    pub(crate) fn blank(&mut self, label: &str) -> TermId {
+        if let Some(&id) = self.blanks.get(label) {
+            return id;
+        }
+        let spelling = format!("_:b{}", self.blanks.len());
+        let id = self.graph.intern(&spelling);
+        self.blanks.insert(label.to_string(), id);
         id
     }
 
@@ -438,18 +520,30 @@ pub fn spell_term<T: Term>(term: &T, out: &mut String) {
     }
 }
 
+/// The bytes an IRI spelling writes as `\u` escapes: those N-Triples forbids in `<…>`.
+static IRI_ESCAPED: [bool; 256] = iri_escaped();
+
+const fn iri_escaped() -> [bool; 256] {
+    let mut escaped = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        escaped[byte] = byte <= b' ' as usize
+            || matches!(
+                byte as u8,
+                b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'^' | b'`' | b'\\'
+            );
+        byte += 1;
+    }
+    escaped
+}
+
 fn push_iri(iri: &str, out: &mut String) {
     out.push('<');
+    // A table rather than comparisons: spelling IRIs is a good part of parsing.
     push_escaped(
         iri,
         out,
-        |byte| {
-            byte <= b' '
-                || matches!(
-                    byte,
-                    b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'^' | b'`' | b'\\'
-                )
-        },
+        |byte| IRI_ESCAPED[usize::from(byte)],
         push_u_escape,
     );
     out.push('>');

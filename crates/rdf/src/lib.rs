@@ -20,8 +20,10 @@ mod jsonld_base;
 mod jsonld_ids;
 mod links;
 mod parse;
+mod pipeline;
 mod serialize;
 mod syntax;
+mod turtle_cut;
 mod xml_c14n;
 
 pub use canon::{

@@ -146,28 +146,113 @@ fn turtle_base(base: &str) -> Option<BaseIriRef<Box<str>>> {
     BaseIriRef::new(Box::from(base)).ok()
 }
 
-/// The Turtle family's errors, with 1-based line and column. The parsers report invalid
-/// UTF-8 as an I/O error without a useful position, so we locate it ourselves.
+/// Parses N-Triples or N-Quads lines with their blank node labels as written (the caller
+/// relabels them), so that pieces of one document parsed apart name their blank nodes alike.
+/// The error's line counts from the first line of `lines`.
+pub(crate) fn parse_lines<S: StatementSink>(
+    lines: &[u8],
+    syntax: Syntax,
+    sink: &mut S,
+) -> Result<(), ParseError> {
+    match syntax {
+        Syntax::NQuads => NQuadsParser::new()
+            .with_preserve_bn_labels(true)
+            .parse(lines)
+            .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
+            .map_err(|err| turtle_error_at(&err, lines)),
+        _ => NTriplesParser::new()
+            .with_preserve_bn_labels(true)
+            .parse(lines)
+            .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
+            .map_err(|err| turtle_error_at(&err, lines)),
+    }
+}
+
+/// Parses a piece of a Turtle document that starts between two statements, after `prelude`
+/// (the directives before the piece), with the blank node labels as written: the parser's own
+/// (for `[]` and collections) are `bn` and four digits or more, and it adds `d` to the
+/// document's labels that look like those. The error's line counts from the prelude's first.
+pub(crate) fn parse_turtle_piece<S: StatementSink>(
+    prelude: &[u8],
+    piece: &[u8],
+    base: &str,
+    sink: &mut S,
+) -> Result<(), ParseError> {
+    let text = if prelude.is_empty() {
+        std::borrow::Cow::Borrowed(piece)
+    } else {
+        std::borrow::Cow::Owned([prelude, piece].concat())
+    };
+    TurtleParser::new()
+        .with_base(turtle_base(base))
+        .with_preserve_bn_labels(true)
+        .parse(&text[..])
+        .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
+        .map_err(|err| turtle_error_at(&err, &text))
+}
+
+/// Why and where (1-based line and column) a parse stopped.
+#[derive(Debug)]
+pub(crate) struct ParseError {
+    what: String,
+    line: usize,
+    column: usize,
+}
+
+impl ParseError {
+    /// The same error in a text with `added` more lines before it and `removed` fewer.
+    pub(crate) fn moved(self, added: usize, removed: usize) -> ParseError {
+        ParseError {
+            line: (self.line + added).saturating_sub(removed),
+            ..self
+        }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at line {}, column {}",
+            self.what, self.line, self.column
+        )
+    }
+}
+
+/// The Turtle family's errors, with 1-based line and column.
 fn turtle_error(err: &sophia::turtle::parser::Error, body: &[u8]) -> String {
+    turtle_error_at(err, body).to_string()
+}
+
+/// The parsers report invalid UTF-8 as an I/O error without a useful position, so we locate
+/// it ourselves.
+fn turtle_error_at(err: &sophia::turtle::parser::Error, body: &[u8]) -> ParseError {
     if let sophia::turtle::parser::ErrorKind::IO(io) = err.kind()
         && io.kind() == std::io::ErrorKind::InvalidData
         && let Err(utf8) = std::str::from_utf8(body)
     {
-        return utf8_error(body, &utf8);
+        return utf8_error_at(body, &utf8);
     }
     let (line, column) = err.position();
-    one_line(&format!(
-        "{} at line {}, column {}",
-        err.kind(),
-        line + 1,
-        column + 1
-    ))
+    ParseError {
+        what: one_line(&err.kind().to_string()),
+        line: line + 1,
+        column: column + 1,
+    }
 }
 
 fn utf8_error(body: &[u8], err: &std::str::Utf8Error) -> String {
+    utf8_error_at(body, err).to_string()
+}
+
+fn utf8_error_at(body: &[u8], err: &std::str::Utf8Error) -> ParseError {
     let valid = std::str::from_utf8(&body[..err.valid_up_to()]).unwrap_or_default();
     let (line, column) = jsonld::line_column(valid, valid.len());
-    format!("invalid UTF-8 at line {line}, column {column}")
+    ParseError {
+        what: "invalid UTF-8".to_string(),
+        line,
+        column,
+    }
 }
 
 fn one_line(message: &str) -> String {
