@@ -112,8 +112,10 @@ pub(crate) fn ordered_pipeline<T: Send, R: Send, P: Send>(
         }
     })
 }
+
 #[cfg(test)]
 mod tests {
+    use super::{AssertUnwindSafe, ordered_pipeline, parallel_map};
 
     #[test]
     fn a_pipeline_consumes_every_batch_in_emitted_order() {
@@ -170,7 +172,6 @@ mod tests {
         let panic = outcome.expect_err("the panic in work is re-raised");
         assert_eq!(panic.downcast_ref::<&str>(), Some(&"item 50"));
     }
-    use super::{AssertUnwindSafe, ordered_pipeline, parallel_map};
 
     #[test]
     fn results_keep_input_order() {
