@@ -112,14 +112,9 @@ impl Graph {
             ids,
             ..
         } = self;
-        let spelled = |id: TermId| {
-            let id = id as usize;
-            let start = id.checked_sub(1).map_or(0, |before| ends[before]);
-            &text[start..ends[id]]
-        };
         let entry = ids.entry(
             hash,
-            |&id| spelled(id) == spelling,
+            |&id| spelling_at(text, ends, id) == spelling,
             |&id| hashes[id as usize],
         );
         match entry {
@@ -202,9 +197,7 @@ impl Graph {
 
     /// The N-Triples spelling of a term (panics on an id this graph never issued).
     pub fn term(&self, id: TermId) -> &str {
-        let id = id as usize;
-        let start = id.checked_sub(1).map_or(0, |before| self.ends[before]);
-        &self.text[start..self.ends[id]]
+        spelling_at(&self.text, &self.ends, id)
     }
 
     /// The id of a spelled term, if the graph has it.
@@ -298,6 +291,14 @@ impl Graph {
         }
         text
     }
+}
+
+/// The spelling of term `id` among spellings stored back to back in `text`, each ending at
+/// its entry of `ends`.
+fn spelling_at<'a>(text: &'a str, ends: &[usize], id: TermId) -> &'a str {
+    let id = id as usize;
+    let start = id.checked_sub(1).map_or(0, |before| ends[before]);
+    &text[start..ends[id]]
 }
 
 /// The kind of a term from its N-Triples spelling.
