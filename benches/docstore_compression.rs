@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use ldwarc_core::archive::Archive;
 use ldwarc_core::index::export::{CdxFormat, export};
 use ldwarc_core::index::query::{MatchType, key_range};
-use ldwarc_core::index::store::DocStoreCompression;
+use ldwarc_core::index::store::{DocOrder, DocStoreCompression};
 use ldwarc_core::index::{CaptureIndex, IndexOptions, update_index};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -85,7 +85,10 @@ fn measure(
     let index_dir = archive.index_dir();
     let build = best_of(2, || {
         let _ = std::fs::remove_dir_all(&index_dir);
-        drop(CaptureIndex::open_or_create_with(&index_dir, compression).expect("create index"));
+        drop(
+            CaptureIndex::open_or_create_with(&index_dir, compression, DocOrder::ByKey)
+                .expect("create index"),
+        );
         let start = Instant::now();
         let run = update_index(&archive, &IndexOptions::default(), &|_, _| {}).expect("index");
         let secs = start.elapsed().as_secs_f64();

@@ -2,12 +2,14 @@
 
 use std::io::{self, Write};
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::capture::Capture;
 use super::cdxj::{CDX11_LEGEND, cdx11_line, cdxj_line, push_cdx11_line, push_cdxj_line};
 use super::merged::CaptureSource;
 use super::record_codec::cdx_fields;
-use super::store::{CaptureIndex, FetchedWindow, RecordBatch, Windows};
+use super::store::{CaptureIndex, FetchedWindow, RecordBatch, SortedPart, SortedScan, Windows};
+use crate::replay::parallel::ordered_pipeline;
 
 /// The export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -79,7 +81,134 @@ fn export_stored(
     end: Option<&str>,
     out: &mut impl Write,
 ) -> io::Result<u64> {
+    if index.is_sorted_by_key() {
+        return export_sorted(index, format, start, end, out);
+    }
     export_stored_in_windows(index, format, start, end, None, out)
+}
+
+/// Captures in one part of a key-sorted export: parts are read and rendered on all cores
+/// and written in order, so a part's text (about 350 bytes a capture) is what each core
+/// holds; a few parts per core keep the cores busy to the end.
+const SORTED_PART: usize = 8192;
+
+/// [`export`] from one index whose segments are sorted by key: the key range cut into
+/// parts of whole keys, each part's documents read block by block (every block once) and
+/// rendered on all cores, the parts written in key order as they are done.
+fn export_sorted(
+    index: &CaptureIndex,
+    format: CdxFormat,
+    start: &str,
+    end: Option<&str>,
+    out: &mut impl Write,
+) -> io::Result<u64> {
+    let scan = index.sorted_scan()?;
+    // Set once writing fails (a closed pipe): no more parts are handed out.
+    let stopped = AtomicBool::new(false);
+    let mut failure: Option<io::Error> = None;
+    let mut written = 0u64;
+    let parted = ordered_pipeline(
+        |emit| -> io::Result<()> {
+            for part in index.sorted_parts(&scan.searcher, start, end, SORTED_PART)? {
+                if stopped.load(Ordering::Relaxed) {
+                    break;
+                }
+                emit(vec![part]);
+            }
+            Ok(())
+        },
+        |part| render_sorted_part(index, &scan, part, format),
+        |_, rendered| {
+            for part in rendered {
+                if failure.is_some() {
+                    return;
+                }
+                let result = part.and_then(|(text, lines)| out.write_all(&text).map(|()| lines));
+                match result {
+                    Ok(lines) => written += lines,
+                    Err(error) => {
+                        failure = Some(error);
+                        stopped.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        },
+    );
+    parted?;
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(written),
+    }
+}
+
+/// Where a rendered line lies in its part's text: `start..end` with its newline, the
+/// urlkey at `start..key_end`.
+#[derive(Clone, Copy)]
+struct LineSpan {
+    start: usize,
+    key_end: usize,
+    end: usize,
+}
+
+/// The lines of a part of a key-sorted index in byte order (key order, the lines of one
+/// key byte-sorted), newline-terminated, and how many.
+fn render_sorted_part(
+    index: &CaptureIndex,
+    scan: &SortedScan,
+    part: &SortedPart,
+    format: CdxFormat,
+) -> io::Result<(Vec<u8>, u64)> {
+    let mut text = String::with_capacity(part.len() * 400);
+    let mut spans: Vec<LineSpan> = Vec::with_capacity(part.len());
+    let mut segments = 0;
+    let mut segment = None;
+    index.read_sorted_part(scan, part, &mut |ordinal, record| {
+        if segment != Some(ordinal) {
+            segment = Some(ordinal);
+            segments += 1;
+        }
+        let fields = cdx_fields(record).ok_or_else(|| {
+            io::Error::other(format!(
+                "{}: undecodable capture document",
+                index.dir().display()
+            ))
+        })?;
+        let start = text.len();
+        match format {
+            CdxFormat::Cdxj => push_cdxj_line(&fields, &mut text),
+            CdxFormat::Cdx11 => push_cdx11_line(&fields, &mut text),
+        }
+        text.push('\n');
+        spans.push(LineSpan {
+            start,
+            key_end: start + fields.urlkey.len(),
+            end: text.len(),
+        });
+        Ok(())
+    })?;
+    let text = text.into_bytes();
+    let lines = spans.len() as u64;
+    let key = |span: &LineSpan| &text[span.start..span.key_end];
+    let line = |span: &LineSpan| &text[span.start..span.end];
+    let in_order =
+        |a: &LineSpan, b: &LineSpan| key(a).cmp(key(b)).then_with(|| line(a).cmp(line(b)));
+    if spans.is_sorted_by(|a, b| in_order(a, b).is_le()) {
+        return Ok((text, lines));
+    }
+    // Each segment's lines are in key order already; the lines of one key may not be, and
+    // the segments' lines interleave: a stable sort merges such runs in about linear time.
+    if segments == 1 {
+        for group in spans.chunk_by_mut(|a, b| key(a) == key(b)) {
+            group.sort_unstable_by(|a, b| line(a).cmp(line(b)));
+        }
+    } else {
+        spans.sort_by(in_order);
+    }
+    let mut ordered = Vec::with_capacity(text.len());
+    for span in &spans {
+        ordered.extend_from_slice(line(span));
+    }
+    Ok((ordered, lines))
 }
 
 /// [`export_stored`] with windows read as `windows` says (`None`: the default).

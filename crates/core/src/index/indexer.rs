@@ -205,6 +205,9 @@ pub fn update_index(
 ) -> io::Result<IndexRun> {
     // Indexing adds to an archive; it never creates one where a root was mistyped.
     crate::archive::require_root(archive.root())?;
+    if options.rebuild {
+        CaptureIndex::discard_if_unsorted(&archive.index_dir())?;
+    }
     let index = CaptureIndex::open(&archive.index_dir())?;
     let mut checkpoint = if options.rebuild {
         Checkpoint::default()

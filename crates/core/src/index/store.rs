@@ -9,18 +9,21 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
 use tantivy::postings::SegmentPostings;
-use tantivy::schema::{Field, IndexRecordOption, STORED, STRING, Schema, Value};
+use tantivy::schema::{FAST, Field, IndexRecordOption, STORED, STRING, Schema, Value};
 use tantivy::store::{Compressor, ZstdCompressor};
 use tantivy::{
-    DocAddress, DocId, DocSet, Index, IndexReader, IndexSettings, IndexWriter, ReloadPolicy,
-    Searcher, SegmentReader, TERMINATED, TantivyDocument, Term,
+    DocAddress, DocId, DocSet, Index, IndexReader, IndexSettings, IndexSortByField, IndexWriter,
+    Order, ReloadPolicy, Searcher, SegmentReader, TERMINATED, TantivyDocument, Term,
 };
 
 use super::capture::Capture;
 use super::record_codec::{decode_capture, encode_capture_into};
 
+mod blocks;
 mod bulk;
+mod sorted;
 pub(crate) use bulk::{FetchedWindow, RecordBatch, Windows};
+pub(crate) use sorted::{SortedPart, SortedScan};
 #[cfg(test)]
 mod compression_tests;
 
@@ -60,9 +63,13 @@ struct Fields {
     unresolved: Field,
 }
 
+/// The field of the capture's SURT key.
+const URLKEY: &str = "urlkey";
+
 fn schema() -> (Schema, Fields) {
     let mut builder = Schema::builder();
-    let urlkey = builder.add_text_field("urlkey", STRING);
+    // A fast field as well: segments are sorted by it (see `sorted`).
+    let urlkey = builder.add_text_field(URLKEY, STRING | FAST);
     let filename = builder.add_text_field("filename", STRING);
     let data = builder.add_bytes_field("data", STORED);
     let unresolved = builder.add_text_field("unresolved", STRING);
@@ -119,6 +126,18 @@ impl DocStoreCompression {
     }
 }
 
+/// How a new index orders the documents of each segment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DocOrder {
+    /// By urlkey: a key range is one run of documents per segment, so an export reads
+    /// each doc-store block once, in order (`sorted`). Costs about a tenth more indexing
+    /// time and a fast column of about 8 bytes per capture.
+    #[default]
+    ByKey,
+    /// In the order captures were indexed (indexes made by earlier versions).
+    AsIndexed,
+}
+
 /// The capture index under `<root>/index`.
 pub struct CaptureIndex {
     dir: std::path::PathBuf,
@@ -129,16 +148,21 @@ pub struct CaptureIndex {
 
 impl CaptureIndex {
     /// Opens the index in `dir`, creating an empty one if there is none. A new index
-    /// compresses its stored captures with [`DocStoreCompression::default`]; an existing one
-    /// keeps the compression recorded in its meta file, whichever it is.
+    /// compresses its stored captures with [`DocStoreCompression::default`] and keeps each
+    /// segment in key order; an existing one keeps the layout recorded in its meta file,
+    /// whichever it is.
     pub fn open(dir: &Path) -> Result<Self> {
-        Self::open_or_create_with(dir, DocStoreCompression::default())
+        Self::open_or_create_with(dir, DocStoreCompression::default(), DocOrder::ByKey)
     }
 
-    /// Opens the index in `dir`, creating an empty one compressed with `compression` if
-    /// there is none (an existing index keeps its own compression). For benchmarks and
-    /// tests comparing the two.
-    pub fn open_or_create_with(dir: &Path, compression: DocStoreCompression) -> Result<Self> {
+    /// Opens the index in `dir`, creating an empty one laid out as `compression` and
+    /// `order` say if there is none (an existing index keeps its own layout). For
+    /// benchmarks and tests comparing layouts.
+    pub fn open_or_create_with(
+        dir: &Path,
+        compression: DocStoreCompression,
+        order: DocOrder,
+    ) -> Result<Self> {
         std::fs::create_dir_all(dir)?;
         let (schema, fields) = schema();
         let directory = MmapDirectory::open(dir).map_err(|e| index_error(dir, e))?;
@@ -152,6 +176,10 @@ impl CaptureIndex {
             let settings = IndexSettings {
                 docstore_compression: compression.compressor(),
                 docstore_blocksize: DOC_STORE_BLOCK_BYTES,
+                sort_by_field: (order == DocOrder::ByKey).then(|| IndexSortByField {
+                    field: URLKEY.into(),
+                    order: Order::Asc,
+                }),
                 ..IndexSettings::default()
             };
             Index::builder()
@@ -161,6 +189,33 @@ impl CaptureIndex {
                 .map_err(|e| index_error(dir, e))?
         };
         Self::with_index(dir, index, fields)
+    }
+
+    /// Removes the index in `dir` if it was made before indexes were sorted by key (a
+    /// rebuild then creates a key-sorted one; tantivy cannot sort an existing index).
+    /// Holds the index's writer lock meanwhile, so a running indexer is never pulled from
+    /// under; returns whether an index was removed.
+    pub fn discard_if_unsorted(dir: &Path) -> Result<bool> {
+        if !dir.join("meta.json").exists() {
+            return Ok(false);
+        }
+        let index = Self::open(dir)?;
+        if index.is_sorted_by_key() {
+            return Ok(false);
+        }
+        let batch = index.batch()?;
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let is_lock = name.to_string_lossy().starts_with(".tantivy-")
+                && name.to_string_lossy().ends_with(".lock");
+            if !is_lock && entry.file_type()?.is_file() {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        drop(batch);
+        tracing::info!(index = %dir.display(), "removed an index made before key-sorted indexes, to rebuild it");
+        Ok(true)
     }
 
     /// Opens the index in `dir` for reading only: creates nothing and takes no writer lock,

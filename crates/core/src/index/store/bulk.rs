@@ -18,6 +18,7 @@ use tantivy::schema::document::{DeserializeError, DocumentDeserialize, DocumentD
 use tantivy::store::StoreReader;
 use tantivy::{DocAddress, DocId, DocSet, Searcher, SegmentReader, TERMINATED};
 
+use super::blocks::vint;
 use super::{Capture, CaptureIndex, decode_capture, index_error};
 
 /// Captures per window: bounds memory (about 300 bytes each in stored form, as much again
@@ -89,7 +90,7 @@ pub(crate) fn stored_form(
 
 /// The bytes value of a serialised document holding exactly one value, a bytes value of
 /// field `field`; `None` for any other layout.
-fn stored_bytes_of(document: &[u8], field: u32) -> Option<&[u8]> {
+pub(super) fn stored_bytes_of(document: &[u8], field: u32) -> Option<&[u8]> {
     const BYTES_TYPE_CODE: u8 = 4;
     let (values, rest) = vint(document)?;
     let (field_bytes, rest) = rest.split_first_chunk::<4>()?;
@@ -100,19 +101,6 @@ fn stored_bytes_of(document: &[u8], field: u32) -> Option<&[u8]> {
         && type_code == BYTES_TYPE_CODE
         && u64::try_from(rest.len()).ok() == Some(length);
     usable.then_some(rest)
-}
-
-/// Tantivy's variable-length integer: 7 bits a byte, least significant first, the last
-/// byte marked by its high bit.
-fn vint(bytes: &[u8]) -> Option<(u64, &[u8])> {
-    let mut value = 0u64;
-    for (at, &byte) in bytes.iter().enumerate().take(10) {
-        value |= u64::from(byte & 0x7f) << (7 * at);
-        if byte & 0x80 != 0 {
-            return Some((value, &bytes[at + 1..]));
-        }
-    }
-    None
 }
 
 /// Window sizes of a scan, in captures: the first, then each `growth` times the last, up

@@ -1,7 +1,7 @@
 //! Doc-store compression and cache: an index made with either compressor reads the same,
 //! and the choice is the one recorded in the index's meta file.
 
-use super::{CaptureIndex, Checkpoint, DocStoreCompression};
+use super::{CaptureIndex, Checkpoint, DocOrder, DocStoreCompression};
 use crate::index::Capture;
 
 fn capture(n: usize) -> Capture {
@@ -27,7 +27,7 @@ fn capture(n: usize) -> Capture {
 
 /// An index of 2,000 captures (about 120 doc-store blocks) made with `compression`.
 fn build(dir: &std::path::Path, compression: DocStoreCompression) {
-    let index = CaptureIndex::open_or_create_with(dir, compression).unwrap();
+    let index = CaptureIndex::open_or_create_with(dir, compression, DocOrder::ByKey).unwrap();
     let mut batch = index.batch().unwrap();
     for n in 0..2000 {
         batch.add(&capture(n)).unwrap();
