@@ -343,3 +343,70 @@ fn generated_archive_equals_cdxj_indexer() {
     }
     assert_eq!(cdx11.len(), archive.captures.len());
 }
+
+/// Whether the index under `root` records segments sorted by urlkey.
+fn sorted_by_key(root: &Path) -> bool {
+    let meta: Value = serde_json::from_slice(
+        &std::fs::read(root.join("index/meta.json")).expect("index meta file"),
+    )
+    .expect("meta file is JSON");
+    meta["index_settings"]["sort_by_field"]
+        == serde_json::json!({"field": "urlkey", "order": "Asc"})
+}
+
+#[test]
+fn an_index_in_indexing_order_exports_the_same_and_a_rebuild_sorts_it() {
+    use ldwarc_core::index::CaptureIndex;
+    use ldwarc_core::index::store::{DocOrder, DocStoreCompression};
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (sorted_root, old_root) = (dir.path().join("sorted"), dir.path().join("old"));
+    std::fs::create_dir_all(&old_root).expect("old root");
+    generated::generate(&sorted_root, 0x50_27ED);
+    // The same files under both roots (two generated archives differ in record ids).
+    let copied = run(Command::new("cp")
+        .arg("-r")
+        .arg(sorted_root.join("warc"))
+        .arg(old_root.join("warc")));
+    assert!(copied.status.success(), "cp -r of the WARC tree");
+    // An index laid out as earlier versions made them, filled by an ordinary run.
+    drop(
+        CaptureIndex::open_or_create_with(
+            &old_root.join("index"),
+            DocStoreCompression::Zstd,
+            DocOrder::AsIndexed,
+        )
+        .expect("index in indexing order"),
+    );
+    let (added, _) = index(&old_root);
+    assert!(added > 300, "{added} captures");
+    assert_eq!(index(&sorted_root).0, added);
+    assert!(!sorted_by_key(&old_root) && sorted_by_key(&sorted_root));
+    let exports = |root: &Path| -> Vec<String> {
+        ["cdxj", "cdx11"]
+            .iter()
+            .map(|format| ldwarc_ok(&["cdx", "--format", format], root))
+            .collect()
+    };
+    let expected = exports(&sorted_root);
+    assert!(expected[0].lines().count() as u64 >= added);
+    assert!(
+        exports(&old_root) == expected,
+        "exports of the two layouts differ"
+    );
+    // An incremental run keeps the old layout; a rebuild makes the index key-sorted.
+    assert_eq!(index(&old_root).0, 0);
+    assert!(!sorted_by_key(&old_root));
+    let rebuilt = ldwarc_ok(&["index", "--rebuild"], &old_root);
+    assert!(
+        rebuilt.contains(&format!("{added} captures added")),
+        "{rebuilt}"
+    );
+    assert!(sorted_by_key(&old_root), "rebuilt index is key-sorted");
+    assert!(
+        exports(&old_root) == expected,
+        "export after the rebuild differs"
+    );
+    let verify = ldwarc_ok(&["index", "--verify"], &old_root);
+    assert!(!verify.is_empty());
+}

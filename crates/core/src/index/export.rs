@@ -82,7 +82,7 @@ fn export_stored(
     out: &mut impl Write,
 ) -> io::Result<u64> {
     if index.is_sorted_by_key() {
-        return export_sorted(index, format, start, end, out);
+        return export_sorted(index, format, start, end, SORTED_PART, out);
     }
     export_stored_in_windows(index, format, start, end, None, out)
 }
@@ -93,13 +93,15 @@ fn export_stored(
 const SORTED_PART: usize = 8192;
 
 /// [`export`] from one index whose segments are sorted by key: the key range cut into
-/// parts of whole keys, each part's documents read block by block (every block once) and
-/// rendered on all cores, the parts written in key order as they are done.
+/// parts of whole keys (about `part_size` captures), each part's documents read block by
+/// block (every block once) and rendered on all cores, the parts written in key order as
+/// they are done.
 fn export_sorted(
     index: &CaptureIndex,
     format: CdxFormat,
     start: &str,
     end: Option<&str>,
+    part_size: usize,
     out: &mut impl Write,
 ) -> io::Result<u64> {
     let scan = index.sorted_scan()?;
@@ -109,7 +111,7 @@ fn export_sorted(
     let mut written = 0u64;
     let parted = ordered_pipeline(
         |emit| -> io::Result<()> {
-            for part in index.sorted_parts(&scan.searcher, start, end, SORTED_PART)? {
+            for part in index.sorted_parts(&scan.searcher, start, end, part_size)? {
                 if stopped.load(Ordering::Relaxed) {
                     break;
                 }
@@ -329,7 +331,7 @@ fn write_in_key_order(
 mod tests {
     use super::*;
     use crate::index::capture::RecordLocation;
-    use crate::index::store::Checkpoint;
+    use crate::index::store::{Checkpoint, DocOrder, DocStoreCompression};
 
     /// The index of `capture(0..count)` read capture by capture through lookups of every
     /// key (the path lookups take), for comparison; captures of one key come out as a scan
@@ -520,7 +522,16 @@ mod tests {
     /// An index of 6,000 captures in four segments, those of one file deleted after the
     /// third: enough that a window is read on several threads.
     fn larger_index_in(dir: &std::path::Path) -> CaptureIndex {
-        let index = CaptureIndex::open(dir).unwrap();
+        larger_index_laid_out(dir, DocStoreCompression::default(), DocOrder::ByKey)
+    }
+
+    /// [`larger_index_in`] made with `compression` and `order`.
+    fn larger_index_laid_out(
+        dir: &std::path::Path,
+        compression: DocStoreCompression,
+        order: DocOrder,
+    ) -> CaptureIndex {
+        let index = CaptureIndex::open_or_create_with(dir, compression, order).unwrap();
         let mut batch = index.batch().unwrap();
         for part in 0..4 {
             if part == 3 {
@@ -583,6 +594,103 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn every_layout_and_part_size_exports_the_same_lines() {
+        let ranges = [
+            ("", None),
+            ("org,example)/doc020", Some("org,example)/doc050")),
+            ("org,example)/doc050", Some("org,example)/doc051")),
+            ("org,example)/doc050%", Some("org,example)/doc050%")),
+            ("zzz", None),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let as_indexed = dir.path().join("as-indexed");
+        let reference =
+            larger_index_laid_out(&as_indexed, DocStoreCompression::Zstd, DocOrder::AsIndexed);
+        assert!(!reference.is_sorted_by_key());
+        let layouts = [
+            (DocStoreCompression::Zstd, DocOrder::ByKey),
+            (DocStoreCompression::Lz4, DocOrder::ByKey),
+        ];
+        for (n, (compression, order)) in layouts.into_iter().enumerate() {
+            let index = larger_index_laid_out(&dir.path().join(n.to_string()), compression, order);
+            assert!(index.is_sorted_by_key());
+            assert_eq!(index.len(), reference.len());
+            for format in [CdxFormat::Cdxj, CdxFormat::Cdx11] {
+                for (start, end) in ranges {
+                    let expected = export_text(&reference, format, start, end);
+                    assert_eq!(
+                        export_text(&index, format, start, end),
+                        expected,
+                        "{compression:?} {format:?} [{start}, {end:?})"
+                    );
+                    for part_size in [1, 7, 500, 100_000] {
+                        let mut out = Vec::new();
+                        if format == CdxFormat::Cdx11 {
+                            writeln!(out, "{CDX11_LEGEND}").unwrap();
+                        }
+                        let written =
+                            export_sorted(&index, format, start, end, part_size, &mut out).unwrap();
+                        assert_eq!(
+                            (String::from_utf8(out).unwrap(), written),
+                            expected,
+                            "{compression:?} {format:?} [{start}, {end:?}) parts of {part_size}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parts_of_a_sorted_index_hold_whole_keys_and_every_document_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = larger_index_in(dir.path());
+        let scan = index.sorted_scan().unwrap();
+        let segments = scan.searcher.segment_readers();
+        let documents: usize = segments.iter().map(|s| s.max_doc() as usize).sum();
+        for size in [1, 7, 500, 100_000] {
+            let parts = index.sorted_parts(&scan.searcher, "", None, size).unwrap();
+            let mut keys_of_parts: Vec<std::collections::BTreeSet<String>> = Vec::new();
+            let mut next_doc = vec![0; segments.len()];
+            for part in &parts {
+                let mut keys = std::collections::BTreeSet::new();
+                index
+                    .read_sorted_part(&scan, part, &mut |_, record| {
+                        keys.insert(cdx_fields(record).unwrap().urlkey.into_owned());
+                        Ok(())
+                    })
+                    .unwrap();
+                for &(ordinal, from, to) in &part.runs {
+                    assert_eq!(
+                        from, next_doc[ordinal as usize],
+                        "parts of {size} follow on"
+                    );
+                    next_doc[ordinal as usize] = to;
+                }
+                if let Some(before) = keys_of_parts.last() {
+                    assert!(
+                        before.last() < keys.first(),
+                        "parts of {size} in key order, no key in two"
+                    );
+                }
+                keys_of_parts.push(keys);
+            }
+            let read: Vec<usize> = next_doc.iter().map(|&doc| doc as usize).collect();
+            assert_eq!(
+                read,
+                segments
+                    .iter()
+                    .map(|s| s.max_doc() as usize)
+                    .collect::<Vec<_>>()
+            );
+            assert_eq!(parts.iter().map(SortedPart::len).sum::<usize>(), documents);
+            if size == 500 {
+                assert!(parts.len() >= 6, "{} parts of 500", parts.len());
             }
         }
     }

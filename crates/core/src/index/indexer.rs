@@ -209,6 +209,12 @@ pub fn update_index(
         CaptureIndex::discard_if_unsorted(&archive.index_dir())?;
     }
     let index = CaptureIndex::open(&archive.index_dir())?;
+    if !options.rebuild && !index.is_sorted_by_key() {
+        tracing::info!(
+            "this index keeps captures in indexing order (an earlier version made it); \
+             `ldwarc index --rebuild` sorts it by key, which makes exports faster"
+        );
+    }
     let mut checkpoint = if options.rebuild {
         Checkpoint::default()
     } else {

@@ -44,8 +44,9 @@ pub(crate) struct StoreBlocks {
 pub(crate) struct BlockReader {
     context: zstd::bulk::Decompressor<'static>,
     block: Vec<u8>,
-    /// Index (in its `StoreBlocks`) of the block in `block`, if any.
-    current: Option<usize>,
+    /// The block in `block`, if any: its store (where the store's data lies) and its index
+    /// there.
+    current: Option<(usize, usize)>,
 }
 
 impl BlockReader {
@@ -117,10 +118,11 @@ impl StoreBlocks {
     ) -> io::Result<()> {
         let mut at = self.blocks.partition_point(|b| b.docs.end <= docs.start);
         while let Some(block) = self.blocks.get(at).filter(|b| b.docs.start < docs.end) {
-            if reader.current != Some(at) {
+            let id = (self.data.as_slice().as_ptr() as usize, at);
+            if reader.current != Some(id) {
                 reader.current = None;
                 self.decompress(block, reader)?;
-                reader.current = Some(at);
+                reader.current = Some(id);
             }
             let offsets = DocOffsets::of(&reader.block, block.docs.len())
                 .ok_or_else(|| corrupt("a doc-store block's document offsets"))?;
@@ -251,4 +253,194 @@ pub(super) fn vint(bytes: &[u8]) -> Option<(u64, &[u8])> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::store::{CaptureIndex, Checkpoint, DocOrder, DocStoreCompression};
+    use crate::index::{Capture, RecordLocation};
+
+    fn capture(n: usize) -> Capture {
+        Capture {
+            urlkey: format!("org,example)/doc{:04}", (n * 7919) % 1009),
+            timestamp: format!("20261125{:06}", n),
+            time_micros: n as i64,
+            url: format!("http://example.org/doc{n}"),
+            mime: Some("text/turtle".into()),
+            status: Some(200),
+            digest: Some(format!("sha1:D{n}")),
+            length: 100 + n as u64,
+            offset: 1000 * n as u64,
+            filename: format!("2026/11/25/{}.warc.gz", n % 4),
+            record_type: "response".into(),
+            redirect: None,
+            record_id: Some(format!("<urn:uuid:{n}>")),
+            refers_to_url: None,
+            refers_to_timestamp: None,
+            original: n.is_multiple_of(9).then(|| RecordLocation {
+                filename: "o.warc.gz".into(),
+                offset: n as u64,
+                length: 2,
+            }),
+        }
+    }
+
+    /// 4,000 captures committed in four parts, one file's captures deleted after the
+    /// second: several segments of many blocks each, some documents deleted.
+    fn index_in(
+        dir: &std::path::Path,
+        compression: DocStoreCompression,
+        order: DocOrder,
+    ) -> CaptureIndex {
+        let index = CaptureIndex::open_or_create_with(dir, compression, order).unwrap();
+        let mut batch = index.batch().unwrap();
+        for part in 0..4 {
+            if part == 2 {
+                batch.remove_file(&capture(1).filename);
+            }
+            for n in part * 1000..(part + 1) * 1000 {
+                batch.add(&capture(n)).unwrap();
+            }
+            batch.commit(&Checkpoint::default()).unwrap();
+        }
+        batch.finish().unwrap();
+        index.reload().unwrap();
+        index
+    }
+
+    /// Every document of every segment as tantivy's store reader gives it.
+    fn through_tantivy(searcher: &Searcher) -> Vec<Vec<Vec<u8>>> {
+        searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| {
+                let store = segment.get_store_reader(0).unwrap();
+                (0..segment.max_doc())
+                    .map(|doc| store.get_document_bytes(doc).unwrap().to_vec())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn blocks_read_directly_equal_what_tantivy_reads() {
+        // Both layouts, every store read with one reader: what was decompressed for one
+        // store must never be taken for another's block of the same number.
+        let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+        let indexes = [
+            index_in(dirs[0].path(), DocStoreCompression::Zstd, DocOrder::ByKey),
+            index_in(
+                dirs[1].path(),
+                DocStoreCompression::Zstd,
+                DocOrder::AsIndexed,
+            ),
+        ];
+        let mut stores = Vec::new();
+        let mut expected = Vec::new();
+        for index in &indexes {
+            let searcher = index.reader.searcher();
+            expected.extend(through_tantivy(&searcher));
+            for segment in searcher.segment_readers() {
+                let store = StoreBlocks::open(&searcher, segment).unwrap();
+                stores.push(store.expect("a zstd store of the known layout"));
+            }
+        }
+        assert!(stores.len() >= 2);
+        assert!(
+            stores.iter().any(|store| store.blocks.len() > 5),
+            "stores of many blocks"
+        );
+        let visited = |store: &StoreBlocks,
+                       reader: &mut BlockReader,
+                       docs: Range<DocId>,
+                       wanted: &dyn Fn(DocId) -> bool| {
+            let mut got = Vec::new();
+            store
+                .visit(reader, docs, wanted, &mut |doc, bytes| {
+                    got.push((doc, bytes.to_vec()));
+                    Ok(())
+                })
+                .unwrap();
+            got
+        };
+        let mut reader = BlockReader::new().unwrap();
+        for _round in 0..2 {
+            for (store, want) in stores.iter().zip(&expected) {
+                let got = visited(store, &mut reader, 0..want.len() as DocId, &|_| true);
+                let want: Vec<(DocId, Vec<u8>)> = (0..).zip(want.iter().cloned()).collect();
+                assert!(got == want, "whole stores");
+            }
+        }
+        for (store, want) in stores.iter().zip(&expected).rev() {
+            let (from, to) = (want.len() / 3, want.len() / 3 * 2);
+            let docs = from as DocId..to as DocId;
+            let got = visited(store, &mut reader, docs.clone(), &|doc| doc % 3 == 0);
+            let want: Vec<(DocId, Vec<u8>)> = docs
+                .zip(want[from..to].iter().cloned())
+                .filter(|(doc, _)| doc % 3 == 0)
+                .collect();
+            assert!(got == want, "a middle range, filtered");
+        }
+    }
+
+    #[test]
+    fn stores_of_another_layout_are_left_to_tantivy() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = index_in(dir.path(), DocStoreCompression::Lz4, DocOrder::ByKey);
+        let searcher = index.reader.searcher();
+        for segment in searcher.segment_readers() {
+            assert!(
+                StoreBlocks::open(&searcher, segment).unwrap().is_none(),
+                "LZ4 blocks"
+            );
+        }
+    }
+
+    #[test]
+    fn a_damaged_block_list_or_footer_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = index_in(dir.path(), DocStoreCompression::Zstd, DocOrder::ByKey);
+        let searcher = index.reader.searcher();
+        let segment = &searcher.segment_readers()[0];
+        let stored = searcher
+            .index()
+            .searchable_segments()
+            .unwrap()
+            .into_iter()
+            .find(|s| s.id() == segment.segment_id())
+            .unwrap();
+        let file = stored
+            .open_read(SegmentComponent::Store)
+            .unwrap()
+            .read_bytes()
+            .unwrap()
+            .to_vec();
+        let max_doc = segment.max_doc();
+        let parse = |bytes: Vec<u8>, max_doc| {
+            StoreBlocks::parse(OwnedBytes::new(bytes), max_doc).map(|s| s.blocks.len())
+        };
+        assert!(parse(file.clone(), max_doc).is_some_and(|blocks| blocks > 5));
+        assert_eq!(
+            parse(file.clone(), max_doc + 1),
+            None,
+            "documents not all listed"
+        );
+        let footer = file.len() - FOOTER_BYTES;
+        let mut version = file.clone();
+        version[footer] = 1;
+        assert_eq!(parse(version, max_doc), None, "another format version");
+        let mut list_start = file.clone();
+        list_start[footer + 4] ^= 0x01;
+        assert_eq!(parse(list_start, max_doc), None, "block list moved");
+        let start = u64::from_le_bytes(file[footer + 4..footer + 12].try_into().unwrap()) as usize;
+        let mut truncated = file[..start + (footer - start) / 2].to_vec();
+        truncated.extend_from_slice(&file[footer..]);
+        assert_eq!(parse(truncated, max_doc), None, "block list cut short");
+        assert_eq!(
+            parse(file[..FOOTER_BYTES - 1].to_vec(), max_doc),
+            None,
+            "no footer"
+        );
+    }
 }
