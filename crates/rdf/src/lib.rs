@@ -24,6 +24,7 @@ mod pipeline;
 mod serialize;
 mod syntax;
 mod turtle_cut;
+mod turtle_fast;
 mod xml_c14n;
 
 pub use canon::{

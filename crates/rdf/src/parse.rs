@@ -17,6 +17,7 @@ use sophia::xml::parser::RdfXmlParser;
 use super::html::{self, EmbeddedReport, MicrodataRegistry};
 use super::jsonld::{self, ContextSource};
 use super::syntax::Syntax;
+use super::turtle_fast;
 
 const RDF_XML_LITERAL: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral";
 
@@ -54,13 +55,15 @@ pub(crate) fn parse_statements<S: StatementSink>(
     let mut missing_contexts = Vec::new();
     let mut embedded = None;
     let result = match syntax {
-        Syntax::Turtle => {
-            let parser = TurtleParser::new().with_base(turtle_base(base));
-            let mut source = parser.parse(body);
-            source
-                .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
-                .map_err(|err| turtle_error(&err, body))
-        }
+        Syntax::Turtle => match turtle_fast::parse(body) {
+            Some(triples) => {
+                for [subject, predicate, object] in triples {
+                    sink.statement(subject, predicate, object, None);
+                }
+                Ok(())
+            }
+            None => parse_turtle(body, base, sink),
+        },
         Syntax::TriG => {
             let parser = TriGParser::new().with_base(turtle_base(base));
             let mut source = parser.parse(body);
@@ -140,6 +143,19 @@ fn canonical_xml_literal<T: Term>(object: &T) -> Option<SimpleTerm<'static>> {
         MownStr::from(canonical),
         IriRef::new_unchecked(MownStr::from(RDF_XML_LITERAL)),
     ))
+}
+
+/// A Turtle document through sophia's parser.
+pub(crate) fn parse_turtle<S: StatementSink>(
+    body: &[u8],
+    base: &str,
+    sink: &mut S,
+) -> Result<(), String> {
+    let parser = TurtleParser::new().with_base(turtle_base(base));
+    let mut source = parser.parse(body);
+    source
+        .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
+        .map_err(|err| turtle_error(&err, body))
 }
 
 fn turtle_base(base: &str) -> Option<BaseIriRef<Box<str>>> {
