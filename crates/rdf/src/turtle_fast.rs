@@ -49,7 +49,9 @@ pub(crate) fn parse(body: &[u8]) -> Option<Vec<FastTriple<'_>>> {
 struct Reader<'a> {
     text: &'a str,
     at: usize,
-    prefixes: HashMap<&'a str, &'a str>,
+    /// Each prefix's namespace, and whether name characters appended to it always give
+    /// an IRI of the plain kind (they do unless it ends in its authority).
+    prefixes: HashMap<&'a str, (&'a str, bool)>,
     triples: Vec<FastTriple<'a>>,
 }
 
@@ -110,7 +112,7 @@ impl<'a> Reader<'a> {
         let iri = self.iri_ref()?;
         self.skip_space();
         self.end_of_statement()?;
-        self.prefixes.insert(name, iri);
+        self.prefixes.insert(name, (iri, appendable(iri)));
         Some(())
     }
 
@@ -247,9 +249,9 @@ impl<'a> Reader<'a> {
         if local.starts_with('-') {
             return None;
         }
-        let namespace = self.prefixes.get(prefix)?;
+        let &(namespace, appendable) = self.prefixes.get(prefix)?;
         let iri = format!("{namespace}{local}");
-        plain_absolute_iri(&iri).then(|| iri_term(MownStr::from(iri)))
+        (appendable || plain_absolute_iri(&iri)).then(|| iri_term(MownStr::from(iri)))
     }
 
     fn blank_node(&mut self) -> Option<SimpleTerm<'a>> {
@@ -370,6 +372,53 @@ fn plain_language_tag(tag: &str) -> bool {
     };
     language_ok && second_ok && parts.next().is_none()
 }
+
+/// Whether letters, digits, `_` and `-` appended to the plain IRI `namespace` leave it plain:
+/// true unless they would land in its host or port.
+fn appendable(namespace: &str) -> bool {
+    match namespace.split_once("//") {
+        Some((scheme, authority_on)) if !scheme.contains(['/', '?', '#']) => {
+            authority_on.contains(['/', '?', '#'])
+        }
+        _ => true,
+    }
+}
+
+/// Characters a plain IRI may hold after its scheme (RFC 3986 unreserved, sub-delimiters,
+/// `:`, `@`, `/`, `?`, `#`, `%`), the last two checked further by their position.
+const IRI_CHARACTERS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+                    | b'@'
+                    | b'/'
+                    | b'?'
+                    | b'#'
+                    | b'%'
+            );
+        byte += 1;
+    }
+    table
+};
 
 /// An absolute IRI of ASCII characters that needs no resolution: scheme, then (after `//`)
 /// a host of name characters and an optional port, then path, query and fragment of the
@@ -536,6 +585,10 @@ mod tests {
         "@base <http://other.example/base/> .",
         "@prefix ex:<http://example.org/tight#>.",
         "@PREFIX ex: <http://example.org/ns#> .",
+        "@prefix h: <http://host.example> .",
+        "@prefix pt: <http://host.example:8> .",
+        "@prefix q: <http://host.example?> .",
+        "@prefix m: <mailto:> .",
     ];
     /// Subjects: the first [`PLAIN_SUBJECTS`] in the part of Turtle the fast reading takes.
     const SUBJECTS: &[&str] = &[
@@ -571,6 +624,12 @@ mod tests {
         "[]",
         "\"literal subject\"",
         "sp:s",
+        "h:x",
+        "h:-x",
+        "pt:1",
+        "pt:a",
+        "q:x",
+        "m:someone",
     ];
     const PLAIN_SUBJECTS: usize = 15;
     const PREDICATES: &[&str] = &[
@@ -751,6 +810,9 @@ mod tests {
         let lines = fast(document).expect("a plain document");
         assert_eq!(lines, sophia(document).unwrap());
         assert_eq!(lines.len(), 9);
+        // A name appended to a namespace that ends in its host, read as sophia reads it.
+        let host = "@prefix h: <http://host.example> . h:x <http://a.example/p> h:y, 1 .";
+        assert_eq!(fast(host).expect("plain"), sophia(host).unwrap());
         assert_eq!(
             lines[1],
             "<http://example.org/s> <http://example.org/ns#n> \"42\"^^<http://www.w3.org/2001/XMLSchema#integer> "
@@ -770,6 +832,7 @@ mod tests {
             "<http://a.example/s><http://a.example/p> 1 .",
             "<http://a.example/s> <http://a.example/p> \"x\"@EN .",
             "\u{FEFF}<http://a.example/s> <http://a.example/p> 1 .",
+            "@prefix pt: <http://host.example:8> . pt:a <http://a.example/p> 1 .",
         ] {
             assert_eq!(fast(document), None, "{document}");
         }

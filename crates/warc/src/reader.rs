@@ -125,12 +125,21 @@ impl<R: Read + Seek> WarcReader<R> {
         Self::new(inner)
     }
 
-    /// Reads starting at `offset` with small (16 KiB) buffers: for reading one record at a
-    /// time, as replay does, where most records are a few KiB.
-    pub fn at_offset_small(mut inner: R, offset: u64) -> io::Result<Self> {
+    /// Reads starting at `offset` with buffers sized for one record of about
+    /// `record_length` bytes as stored (0: not known): for reading one record at a time, as
+    /// replay does, where most records are a few KiB. The first read takes the record and
+    /// little more (at most 16 KiB); a longer record is read on in further reads.
+    pub fn at_offset_for_record(mut inner: R, offset: u64, record_length: u64) -> io::Result<Self> {
+        const MAX_BUFFER: usize = 16 * 1024;
+        let stored = usize::try_from(record_length)
+            .ok()
+            .filter(|&length| length > 0)
+            .map_or(MAX_BUFFER, |length| length.min(MAX_BUFFER));
+        // Decompressed records are a few times their stored size.
+        let decoded = stored.saturating_mul(4).min(MAX_BUFFER);
         inner.seek(io::SeekFrom::Start(offset))?;
         Ok(Self {
-            source: Source::with_buffers(inner, 16 * 1024)?,
+            source: Source::with_buffers(inner, stored, decoded)?,
             format: None,
             current: None,
             whole_file_gzip: false,

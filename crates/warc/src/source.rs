@@ -74,18 +74,19 @@ pub(crate) struct Source<R> {
 impl<R: Read + Seek> Source<R> {
     /// Opens `inner` at its current position, sniffing gzip by its magic bytes.
     pub(crate) fn new(inner: R) -> io::Result<Self> {
-        Self::with_buffers(inner, INPUT_BUFFER)
+        Self::with_buffers(inner, INPUT_BUFFER, INPUT_BUFFER)
     }
 
-    /// Like [`Source::new`] with input and output buffers of `buffer` bytes each (at least
-    /// 4 KiB): small buffers suit reading one short record at a random offset, where zeroing
-    /// two 256 KiB buffers would cost more than the read.
-    pub(crate) fn with_buffers(mut inner: R, buffer: usize) -> io::Result<Self> {
-        let buffer = buffer.max(4096);
+    /// Like [`Source::new`] with an input buffer of `input` bytes (at least 512) and an
+    /// output buffer of `output` bytes (at least 4 KiB): small buffers suit reading one
+    /// short record at a random offset, where zeroing two 256 KiB buffers, and reading far
+    /// past the record, would cost more than the read.
+    pub(crate) fn with_buffers(mut inner: R, input: usize, output: usize) -> io::Result<Self> {
+        let (input, output) = (input.max(512), output.max(4096));
         let start = inner.stream_position()?;
         let mut source = Self {
             inner,
-            input: vec![0; buffer].into_boxed_slice(),
+            input: vec![0; input].into_boxed_slice(),
             in_pos: 0,
             in_len: 0,
             input_offset: start,
@@ -102,7 +103,7 @@ impl<R: Read + Seek> Source<R> {
             source.decoded_pos = 0;
             source.gzip = Some(GzipState {
                 inflater: Decompress::new(false),
-                output: vec![0; buffer].into_boxed_slice(),
+                output: vec![0; output].into_boxed_slice(),
                 out_pos: 0,
                 out_len: 0,
                 crc: crc32fast::Hasher::new(),

@@ -62,7 +62,7 @@ pub fn read_response(
 ) -> io::Result<ArchivedResponse> {
     let path = warc_path(root, filename)?;
     let file = File::open(&path).map_err(|e| at_record(&path, offset, e.to_string()))?;
-    read_response_in(&file, &path, offset, max_payload)
+    read_response_in(&file, &path, offset, 0, max_payload)
 }
 
 /// WARC files kept open for one scan over many records (a snapshot, a dataset diff), so
@@ -106,16 +106,17 @@ impl OpenWarcFiles {
         }
     }
 
-    /// [`read_response`] through the files kept open.
+    /// [`read_response`] through the files kept open, of the record at `offset` stored in
+    /// about `record_length` bytes (from the index; 0 if not known), which sizes the reads.
     pub fn read_response(
         &self,
         root: &Path,
         filename: &str,
-        offset: u64,
+        (offset, record_length): (u64, u64),
         max_payload: usize,
     ) -> io::Result<ArchivedResponse> {
         let (file, path) = self.file(root, filename, offset)?;
-        read_response_in(&file, &path, offset, max_payload)
+        read_response_in(&file, &path, offset, record_length, max_payload)
     }
 
     fn file(&self, root: &Path, filename: &str, offset: u64) -> io::Result<(Arc<File>, PathBuf)> {
@@ -217,11 +218,13 @@ fn read_response_in(
     file: &File,
     path: &Path,
     offset: u64,
+    record_length: u64,
     max_payload: usize,
 ) -> io::Result<ArchivedResponse> {
     let at = |message: String| at_record(path, offset, message);
     let source = PositionedFile { file, position: 0 };
-    let mut reader = WarcReader::at_offset_small(source, offset).map_err(|e| at(e.to_string()))?;
+    let mut reader = WarcReader::at_offset_for_record(source, offset, record_length)
+        .map_err(|e| at(e.to_string()))?;
     let mut stored = reader
         .next_record()
         .ok_or_else(|| at("no record at this offset".into()))?
@@ -310,7 +313,9 @@ mod tests {
                 scope.spawn(move || {
                     for &n in part {
                         let (name, offset, body) = &records[n];
-                        let kept = files.read_response(root, name, *offset, 1 << 20).unwrap();
+                        let kept = files
+                            .read_response(root, name, (*offset, 0), 1 << 20)
+                            .unwrap();
                         let fresh = read_response(root, name, *offset, 1 << 20).unwrap();
                         assert_eq!(kept.payload, body.as_bytes(), "{name}:{offset}");
                         assert_eq!(kept.payload, fresh.payload);
@@ -330,11 +335,11 @@ mod tests {
         write_archive(dir.path(), 1, 1);
         let files = OpenWarcFiles::for_scan();
         let error = files
-            .read_response(dir.path(), "gone.warc.gz", 12, 1024)
+            .read_response(dir.path(), "gone.warc.gz", (12, 0), 1024)
             .unwrap_err();
         assert!(error.to_string().contains("gone.warc.gz:12: "), "{error}");
         let error = files
-            .read_response(dir.path(), "part-00.warc.gz", 1 << 30, 1024)
+            .read_response(dir.path(), "part-00.warc.gz", (1 << 30, 0), 1024)
             .unwrap_err();
         assert!(
             error.to_string().contains("part-00.warc.gz:1073741824: "),

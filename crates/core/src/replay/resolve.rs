@@ -217,7 +217,7 @@ impl ReplayArchive {
     /// The archived response behind a capture: its own record, or for a revisit the original
     /// it refers to (whose head describes the payload bytes).
     pub fn response(&self, capture: &Capture) -> Result<ArchivedResponse, ReplayError> {
-        let (filename, offset) = self.response_location(capture)?;
+        let (filename, offset, _) = self.response_location(capture)?;
         read_response(
             self.root_of(&filename),
             &filename,
@@ -234,23 +234,29 @@ impl ReplayArchive {
         files: &OpenWarcFiles,
         capture: &Capture,
     ) -> Result<ArchivedResponse, ReplayError> {
-        let (filename, offset) = self.response_location(capture)?;
+        let (filename, offset, length) = self.response_location(capture)?;
         files
             .read_response(
                 self.root_of(&filename),
                 &filename,
-                offset,
+                (offset, length),
                 MAX_PAYLOAD_BYTES,
             )
             .map_err(ReplayError::io)
     }
 
-    /// The file and offset of the record holding a capture's response (a revisit's original).
-    fn response_location(&self, capture: &Capture) -> Result<(String, u64), ReplayError> {
+    /// The file, offset and stored length (0 if not known) of the record holding a
+    /// capture's response (a revisit's original).
+    fn response_location(&self, capture: &Capture) -> Result<(String, u64, u64), ReplayError> {
         if capture.record_type == "revisit" {
-            self.original_location(capture)
+            if let Some(original) = &capture.original {
+                let location = original.clone();
+                return Ok((location.filename, location.offset, location.length));
+            }
+            let (filename, offset) = self.original_location(capture)?;
+            Ok((filename, offset, 0))
         } else {
-            Ok((capture.filename.clone(), capture.offset))
+            Ok((capture.filename.clone(), capture.offset, capture.length))
         }
     }
 
