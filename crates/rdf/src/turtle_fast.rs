@@ -466,29 +466,15 @@ pub(crate) fn plain_absolute_iri(iri: &str) -> bool {
     if dot_segment {
         return false;
     }
-    let mut fragment = false;
-    let mut at = 0;
-    while at < rest.len() {
-        let byte = rest[at];
-        match byte {
-            b'%' => {
-                let hex = rest.get(at + 1..at + 3);
-                if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                    return false;
-                }
-                at += 3;
-                continue;
-            }
-            b'#' if fragment => return false,
-            b'#' => fragment = true,
-            _ if byte.is_ascii_alphanumeric() => {}
-            b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+'
-            | b',' | b';' | b'=' | b':' | b'@' | b'/' | b'?' => {}
-            _ => return false,
-        }
-        at += 1;
+    if !rest.iter().all(|&b| IRI_CHARACTERS[usize::from(b)]) {
+        return false;
     }
-    true
+    let one_fragment = memchr::memchr_iter(b'#', rest).nth(1).is_none();
+    let escapes_whole = memchr::memchr_iter(b'%', rest).all(|at| {
+        rest.get(at + 1..at + 3)
+            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+    });
+    one_fragment && escapes_whole
 }
 
 #[cfg(test)]
