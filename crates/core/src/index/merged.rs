@@ -216,6 +216,9 @@ impl MergedIndex {
         end: Option<&str>,
         mut visit: impl FnMut(Capture),
     ) -> io::Result<()> {
+        if self.parts.len() == 1 {
+            return self.parts[0].index.scan_range(start, end, visit);
+        }
         self.scan_range_until(start, end, |capture| {
             visit(capture);
             ControlFlow::Continue(())

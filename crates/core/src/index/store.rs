@@ -311,6 +311,9 @@ impl CaptureIndex {
         end: Option<&str>,
         mut visit: impl FnMut(Capture),
     ) -> Result<()> {
+        if self.is_sorted_by_key() {
+            return self.scan_sorted(start, end, &mut visit);
+        }
         // Nothing waits on a client here: windows of 4,096 captures are read on all cores.
         let windows = Windows::growing(64, 4, 1 << 12);
         self.scan_decoded(start, end, windows, |capture| {

@@ -13,7 +13,7 @@ use tantivy::{DocId, DocSet, Searcher, SegmentReader};
 
 use super::blocks::{BlockReader, StoreBlocks};
 use super::bulk::{stored_bytes_of, stored_form};
-use super::{CaptureIndex, index_error};
+use super::{Capture, CaptureIndex, decode_capture, index_error};
 
 /// The documents of one key range: per segment (by ordinal), a run of document ids.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -202,6 +202,45 @@ impl CaptureIndex {
             );
         }
         Ok(SortedScan { searcher, stores })
+    }
+}
+
+/// Captures a part of a decoded scan holds: bounds memory (a few hundred bytes each).
+const DECODED_PART: usize = 4096;
+
+impl CaptureIndex {
+    /// [`CaptureIndex::scan_range`] of a key-sorted index: parts of whole keys read one
+    /// after another, each doc-store block decompressed once; within a part the captures of
+    /// one key come in segment, then document order, as a lookup has them.
+    pub(crate) fn scan_sorted(
+        &self,
+        start: &str,
+        end: Option<&str>,
+        visit: &mut dyn FnMut(Capture),
+    ) -> io::Result<()> {
+        let scan = self.sorted_scan()?;
+        for part in self.sorted_parts(&scan.searcher, start, end, DECODED_PART)? {
+            let mut captures = Vec::with_capacity(part.len());
+            let mut segments = 0;
+            let mut segment = None;
+            self.read_sorted_part(&scan, &part, &mut |ordinal, record| {
+                if segment != Some(ordinal) {
+                    segment = Some(ordinal);
+                    segments += 1;
+                }
+                let capture = decode_capture(record)
+                    .ok_or_else(|| index_error(&self.dir, "undecodable capture document"))?;
+                captures.push(capture);
+                Ok(())
+            })?;
+            if segments > 1 {
+                // Each segment's run is in key order: a stable sort merges them, keeping
+                // segment order among the captures of one key.
+                captures.sort_by(|a, b| a.urlkey.cmp(&b.urlkey));
+            }
+            captures.into_iter().for_each(&mut *visit);
+        }
+        Ok(())
     }
 }
 
