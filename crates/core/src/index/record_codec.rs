@@ -160,10 +160,18 @@ pub fn cdx_fields<'a>(bytes: &'a [u8]) -> Option<CdxFields<'a>> {
 /// Decodes what [`encode_capture`] wrote; `None` for anything else.
 pub fn decode_capture(bytes: &[u8]) -> Option<Capture> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let parts: Vec<&str> = text.split('\t').collect();
-    if parts.len() != FIELDS {
+    let mut parts = [""; FIELDS];
+    let mut fields = text.split('\t');
+    for part in &mut parts {
+        *part = fields.next()?;
+    }
+    if fields.next().is_some() {
         return None;
     }
+    // Most records hold no escape at all: one search over the record instead of one per
+    // field (snapshots decode every capture of the index).
+    let escaped = memchr::memchr(b'%', bytes).is_some();
+    let unescape = |s: &str| if escaped { unescape(s) } else { s.to_string() };
     let optional = |s: &str| (!s.is_empty()).then(|| unescape(s));
     Some(Capture {
         urlkey: unescape(parts[0]),
