@@ -41,6 +41,7 @@ pub(crate) fn parse(body: &[u8]) -> Option<Vec<FastTriple<'_>>> {
         at: 0,
         prefixes: HashMap::new(),
         triples: Vec::new(),
+        last_plain: "",
     };
     reader.document()?;
     Some(reader.triples)
@@ -53,6 +54,8 @@ struct Reader<'a> {
     /// an IRI of the plain kind (they do unless it ends in its authority).
     prefixes: HashMap<&'a str, (&'a str, bool)>,
     triples: Vec<FastTriple<'a>>,
+    /// The last IRI found plain: documents repeat their subject statement after statement.
+    last_plain: &'a str,
 }
 
 impl<'a> Reader<'a> {
@@ -222,7 +225,13 @@ impl<'a> Reader<'a> {
         let end = start + memchr::memchr(b'>', self.rest())?;
         let iri = &self.text[start..end];
         self.at = end + 1;
-        plain_absolute_iri(iri).then_some(iri)
+        if iri != self.last_plain {
+            if !plain_absolute_iri(iri) {
+                return None;
+            }
+            self.last_plain = iri;
+        }
+        Some(iri)
     }
 
     /// Letters, digits, `_` and `-` from here on (a prefix or local name, a label).

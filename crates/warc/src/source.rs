@@ -45,8 +45,49 @@ impl SourceError {
 
 type Result<T> = std::result::Result<T, SourceError>;
 
+/// A raw-deflate decompressor taken from a per-thread spare (and given back when dropped):
+/// reading record after record at random offsets, as replay does, then sets up zlib's
+/// state once per thread instead of once per record. Every member resets it first.
+struct Inflater(Option<Decompress>);
+
+thread_local! {
+    static SPARE_INFLATER: std::cell::Cell<Option<Decompress>> = const { std::cell::Cell::new(None) };
+}
+
+impl Inflater {
+    fn new() -> Self {
+        let spare = SPARE_INFLATER.with(|spare| spare.take());
+        Inflater(Some(spare.unwrap_or_else(|| Decompress::new(false))))
+    }
+}
+
+impl std::ops::Deref for Inflater {
+    type Target = Decompress;
+    fn deref(&self) -> &Decompress {
+        self.0
+            .as_ref()
+            .expect("an inflater holds its decompressor until dropped")
+    }
+}
+
+impl std::ops::DerefMut for Inflater {
+    fn deref_mut(&mut self) -> &mut Decompress {
+        self.0
+            .as_mut()
+            .expect("an inflater holds its decompressor until dropped")
+    }
+}
+
+impl Drop for Inflater {
+    fn drop(&mut self) {
+        if let Some(inflater) = self.0.take() {
+            SPARE_INFLATER.with(|spare| spare.set(Some(inflater)));
+        }
+    }
+}
+
 struct GzipState {
-    inflater: Decompress,
+    inflater: Inflater,
     output: Box<[u8]>,
     out_pos: usize,
     out_len: usize,
@@ -102,7 +143,7 @@ impl<R: Read + Seek> Source<R> {
         if magic.starts_with(&[0x1f, 0x8b]) {
             source.decoded_pos = 0;
             source.gzip = Some(GzipState {
-                inflater: Decompress::new(false),
+                inflater: Inflater::new(),
                 output: vec![0; output].into_boxed_slice(),
                 out_pos: 0,
                 out_len: 0,

@@ -1,6 +1,8 @@
 //! WARC dates and Wayback timestamps, always in UTC.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, SecondsFormat, TimeZone, Utc};
+use chrono::{
+    DateTime, Datelike, NaiveDate, NaiveDateTime, SecondsFormat, TimeZone, Timelike, Utc,
+};
 
 /// Parses a `WARC-Date`: ISO 8601 in UTC with optional fractional seconds (WARC 1.1),
 /// whole seconds (WARC 1.0), a zone offset (converted to UTC), or a 14-digit timestamp
@@ -68,7 +70,28 @@ pub fn format_warc_date(time: DateTime<Utc>) -> String {
 
 /// The 14-digit Wayback timestamp `YYYYMMDDhhmmss` of a time.
 pub fn wayback_timestamp(time: DateTime<Utc>) -> String {
-    time.format("%Y%m%d%H%M%S").to_string()
+    // Years of other than four digits, and leap seconds, as chrono writes them.
+    if !(0..=9999).contains(&time.year()) || time.nanosecond() >= 1_000_000_000 {
+        return time.format("%Y%m%d%H%M%S").to_string();
+    }
+    // Digit by digit: replay formats one per document it reads, and `format` interprets
+    // the pattern every time.
+    let mut text = String::with_capacity(14);
+    let parts = [
+        (time.year() as u32, 4),
+        (time.month(), 2),
+        (time.day(), 2),
+        (time.hour(), 2),
+        (time.minute(), 2),
+        (time.second(), 2),
+    ];
+    for (value, width) in parts {
+        for place in (0..width).rev() {
+            let digit = value / 10u32.pow(place) % 10;
+            text.push(char::from(b'0' + digit as u8));
+        }
+    }
+    text
 }
 
 /// Parses a Wayback timestamp of 4 to 14 digits; missing parts are the start of the period.
@@ -93,6 +116,33 @@ pub fn wayback_to_iso(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn wayback_timestamps_are_written_as_chrono_formats_them() {
+        let mut instants: Vec<DateTime<Utc>> = (0..5_000i64)
+            .map(|n| {
+                Utc.timestamp_opt(n * 7_919_993 - 40_000_000_000, 0)
+                    .single()
+                    .expect("in range")
+            })
+            .collect();
+        instants.push(Utc.with_ymd_and_hms(9999, 12, 31, 23, 59, 59).unwrap());
+        instants.push(Utc.with_ymd_and_hms(10000, 1, 1, 0, 0, 0).unwrap());
+        instants.push(Utc.with_ymd_and_hms(-1, 1, 1, 0, 0, 0).unwrap());
+        instants.push(Utc.with_ymd_and_hms(0, 1, 1, 0, 0, 0).unwrap());
+        let leap = NaiveDate::from_ymd_opt(2016, 12, 31)
+            .and_then(|day| day.and_hms_milli_opt(23, 59, 59, 1_000))
+            .expect("a leap second");
+        instants.push(Utc.from_utc_datetime(&leap));
+        for at in instants {
+            assert_eq!(
+                wayback_timestamp(at),
+                at.format("%Y%m%d%H%M%S").to_string(),
+                "{at:?}"
+            );
+        }
+    }
+
     use super::*;
 
     #[test]
