@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use tantivy::directory::OwnedBytes;
 use tantivy::index::SegmentComponent;
-use tantivy::{DocId, Searcher, SegmentReader};
+use tantivy::{DocId, Segment, SegmentReader};
 
 /// Bytes of the doc store's footer: format version (u32), where the block list starts
 /// (u64), compressor id (u8), 15 reserved bytes.
@@ -61,13 +61,10 @@ impl BlockReader {
 
 impl StoreBlocks {
     /// The blocks of `segment`'s doc store, or `None` when the store is not in the layout
-    /// this module reads.
-    pub(crate) fn open(searcher: &Searcher, segment: &SegmentReader) -> io::Result<Option<Self>> {
+    /// this module reads, or `segment` is no longer among `segments` (the index's segments
+    /// as its meta file lists them now).
+    pub(crate) fn open(segments: &[Segment], segment: &SegmentReader) -> io::Result<Option<Self>> {
         let id = segment.segment_id();
-        let segments = searcher
-            .index()
-            .searchable_segments()
-            .map_err(io::Error::other)?;
         let Some(stored) = segments.iter().find(|s| s.id() == id) else {
             return Ok(None);
         };
@@ -310,7 +307,7 @@ mod tests {
     }
 
     /// Every document of every segment as tantivy's store reader gives it.
-    fn through_tantivy(searcher: &Searcher) -> Vec<Vec<Vec<u8>>> {
+    fn through_tantivy(searcher: &tantivy::Searcher) -> Vec<Vec<Vec<u8>>> {
         searcher
             .segment_readers()
             .iter()
@@ -342,7 +339,9 @@ mod tests {
             let searcher = index.reader.searcher();
             expected.extend(through_tantivy(&searcher));
             for segment in searcher.segment_readers() {
-                let store = StoreBlocks::open(&searcher, segment).unwrap();
+                let store =
+                    StoreBlocks::open(&searcher.index().searchable_segments().unwrap(), segment)
+                        .unwrap();
                 stores.push(store.expect("a zstd store of the known layout"));
             }
         }
@@ -391,7 +390,9 @@ mod tests {
         let searcher = index.reader.searcher();
         for segment in searcher.segment_readers() {
             assert!(
-                StoreBlocks::open(&searcher, segment).unwrap().is_none(),
+                StoreBlocks::open(&searcher.index().searchable_segments().unwrap(), segment)
+                    .unwrap()
+                    .is_none(),
                 "LZ4 blocks"
             );
         }

@@ -195,11 +195,14 @@ impl CaptureIndex {
     /// lists (`None` where a store is left to tantivy).
     pub(crate) fn sorted_scan(&self) -> io::Result<SortedScan> {
         let searcher = self.reader.searcher();
+        let segments = searcher
+            .index()
+            .searchable_segments()
+            .map_err(|e| index_error(&self.dir, e))?;
         let mut stores = Vec::with_capacity(searcher.segment_readers().len());
         for segment in searcher.segment_readers() {
-            stores.push(
-                StoreBlocks::open(&searcher, segment).map_err(|e| index_error(&self.dir, e))?,
-            );
+            let store = StoreBlocks::open(&segments, segment);
+            stores.push(store.map_err(|e| index_error(&self.dir, e))?);
         }
         Ok(SortedScan { searcher, stores })
     }
