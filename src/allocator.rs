@@ -1,6 +1,8 @@
 //! The process's allocator: mimalloc rather than the system's. Snapshots, diffs and exports
 //! allocate many small strings on every core at once, where glibc's allocator spent about a
-//! fifth of a snapshot's time (`benches/peers.sh` prints the commands' times).
+//! fifth of a snapshot's time (`benches/peers.sh` prints the commands' times). Built without
+//! transparent huge pages (`no_thp`): the first 2 MiB page a process touches is cleared
+//! whole, which added a third to the start-up of a short command such as `ldwarc query`.
 
 /// The allocator of every command.
 #[global_allocator]
