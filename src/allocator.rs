@@ -4,9 +4,7 @@
 //! memory with transparent huge pages where the system allows them on request: that speeds
 //! up commands holding large graphs (`parse` of a large file) and costs a short command
 //! such as `ldwarc query` a fraction of a millisecond at start (clearing its first 2 MiB
-//! page); `benches/index_throughput.rs` prints that command's latency. Built without
-//! transparent huge pages (`no_thp`): the first 2 MiB page a process touches is cleared
-//! whole, which added a third to the start-up of a short command such as `ldwarc query`.
+//! page); `benches/index_throughput.rs` prints that command's latency.
 
 /// The allocator of every command.
 #[global_allocator]
