@@ -1,6 +1,6 @@
 //! The process's allocator: mimalloc rather than the system's. Snapshots, diffs and exports
-//! allocate many small strings on every core at once, where glibc's allocator spent about a
-//! fifth of a snapshot's time (`benches/peers.sh` prints the commands' times). It backs its
+//! allocate many small strings on every core at once, where glibc's allocator was prominent
+//! in profiles (`benches/peers.sh` prints the commands' times). It backs its
 //! memory with transparent huge pages where the system allows them on request: that speeds
 //! up commands holding large graphs (`parse` of a large file) and costs a short command
 //! such as `ldwarc query` a fraction of a millisecond at start (clearing its first 2 MiB

@@ -732,5 +732,30 @@ mod tests {
                 .unwrap();
             assert!(seen == expected, "parallel from {parallel_from}");
         }
+        // A key-sorted index's whole-range reader (large ranges take it), in the same order.
+        let mut seen = Vec::new();
+        index
+            .scan_sorted("", None, &mut |capture| seen.push(capture))
+            .unwrap();
+        assert!(seen == expected, "key-sorted scan");
+        let mut ranged = Vec::new();
+        index
+            .scan_sorted(
+                "org,example)/doc020",
+                Some("org,example)/doc050"),
+                &mut |c| ranged.push(c),
+            )
+            .unwrap();
+        let in_range: Vec<&Capture> = expected
+            .iter()
+            .filter(|c| {
+                c.urlkey.as_str() >= "org,example)/doc020"
+                    && c.urlkey.as_str() < "org,example)/doc050"
+            })
+            .collect();
+        assert!(
+            ranged.iter().collect::<Vec<_>>() == in_range,
+            "key-sorted scan of a range"
+        );
     }
 }

@@ -311,7 +311,9 @@ impl CaptureIndex {
         end: Option<&str>,
         mut visit: impl FnMut(Capture),
     ) -> Result<()> {
-        if self.is_sorted_by_key() {
+        if self.is_sorted_by_key()
+            && self.documents_in_range(start, end)? >= sorted::SORTED_SCAN_FROM
+        {
             return self.scan_sorted(start, end, &mut visit);
         }
         // Nothing waits on a client here: windows of 4,096 captures are read on all cores.

@@ -1,11 +1,13 @@
 //! Key-ordered scans of many captures that read the doc store in document order.
 //!
-//! Documents are stored in the order they were indexed (crawl order), not by key. Fetching
-//! them in key order jumps between doc-store blocks, and every jump decompresses a whole
-//! block for one capture. A bulk scan instead walks the key terms first, collecting a
-//! window of document ids, then reads that window in document order (every block
-//! decompressed once per window) while other threads turn the records read into what the
-//! caller wants (decoded captures, CDX lines), each tagged with its place in key order.
+//! In an index made before key-sorted segments, documents are stored in the order they were
+//! indexed (crawl order), not by key; the server's streamed scans read any index this way.
+//! Fetching documents in key order jumps between doc-store blocks, and every jump
+//! decompresses a whole block for one capture. A bulk scan instead walks the key terms
+//! first, collecting a window of document ids, then reads that window in document order
+//! (every block decompressed once per window) while other threads turn the records read
+//! into what the caller wants (decoded captures, CDX lines), each tagged with its place in
+//! key order. Whole-range scans of a key-sorted index go through `sorted` instead.
 
 use std::io;
 use std::ops::ControlFlow;

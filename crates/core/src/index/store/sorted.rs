@@ -34,6 +34,22 @@ impl SortedPart {
 }
 
 impl CaptureIndex {
+    /// Documents (deleted ones included) whose urlkey lies in `[start, end)`, in a
+    /// key-sorted index: two term lookups per segment.
+    pub(crate) fn documents_in_range(&self, start: &str, end: Option<&str>) -> io::Result<usize> {
+        let searcher = self.reader.searcher();
+        let mut documents = 0;
+        for segment in searcher.segment_readers() {
+            let from = self.first_doc_from(segment, start)?;
+            let to = match end {
+                Some(end) => self.first_doc_from(segment, end)?.max(from),
+                None => segment.max_doc(),
+            };
+            documents += (to - from) as usize;
+        }
+        Ok(documents)
+    }
+
     /// Whether every segment of the index holds its documents in urlkey order (indexes made
     /// before key-sorted segments do not).
     pub(crate) fn is_sorted_by_key(&self) -> bool {
@@ -210,6 +226,11 @@ impl CaptureIndex {
 
 /// Captures a part of a decoded scan holds: bounds memory (a few hundred bytes each).
 const DECODED_PART: usize = 4096;
+
+/// Ranges of fewer documents than this are scanned through the reader's shared cache of
+/// decompressed blocks instead: reading every segment's block list costs more than a
+/// lookup, and repeated lookups find their blocks in that cache.
+pub(crate) const SORTED_SCAN_FROM: usize = 16_384;
 
 impl CaptureIndex {
     /// [`CaptureIndex::scan_range`] of a key-sorted index: parts of whole keys read one
