@@ -330,8 +330,8 @@ fn write_in_key_order(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::capture::RecordLocation;
     use crate::index::store::{Checkpoint, DocOrder, DocStoreCompression};
+    use crate::index::test_indexes::{capture, index_in_four_parts};
 
     /// The index of `capture(0..count)` read capture by capture through lookups of every
     /// key (the path lookups take), for comparison; captures of one key come out as a scan
@@ -358,40 +358,6 @@ mod tests {
                 }
             }
             Ok(())
-        }
-    }
-
-    fn capture(n: usize) -> Capture {
-        // Several captures per key, keys not in indexing order, some awkward values.
-        let key = (n * 7919) % 97;
-        Capture {
-            urlkey: format!("org,example)/doc{key:03}%20x"),
-            timestamp: format!("2026112{}1{:05}", n % 10, n),
-            time_micros: n as i64,
-            url: format!("http://example.org/doc{key:03}%20x?q=\u{e9}\"{n}"),
-            mime: (!n.is_multiple_of(5)).then(|| "text/turtle".to_string()),
-            status: (!n.is_multiple_of(7)).then_some(200 + (n % 3) as u16),
-            digest: (!n.is_multiple_of(11)).then(|| format!("sha1:D{n}")),
-            length: 100 + n as u64,
-            offset: 1000 * n as u64,
-            filename: format!("2026/11/2{}/a b\tc.warc.gz", n % 3),
-            record_type: if n.is_multiple_of(4) {
-                "revisit"
-            } else {
-                "response"
-            }
-            .into(),
-            redirect: n
-                .is_multiple_of(13)
-                .then(|| format!("http://example.org/r {n}")),
-            record_id: Some(format!("<urn:uuid:{n}>")),
-            refers_to_url: None,
-            refers_to_timestamp: None,
-            original: n.is_multiple_of(4).then(|| RecordLocation {
-                filename: "o.warc.gz".into(),
-                offset: 1,
-                length: 2,
-            }),
         }
     }
 
@@ -531,19 +497,7 @@ mod tests {
         compression: DocStoreCompression,
         order: DocOrder,
     ) -> CaptureIndex {
-        let index = CaptureIndex::open_or_create_with(dir, compression, order).unwrap();
-        let mut batch = index.batch().unwrap();
-        for part in 0..4 {
-            if part == 3 {
-                batch.remove_file(&capture(0).filename);
-            }
-            for n in part * 1500..(part + 1) * 1500 {
-                batch.add(&capture(n)).unwrap();
-            }
-            batch.commit(&Checkpoint::default()).unwrap();
-        }
-        batch.finish().unwrap();
-        index
+        index_in_four_parts(dir, compression, order, 1500)
     }
 
     #[test]

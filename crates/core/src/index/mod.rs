@@ -14,6 +14,8 @@ pub mod query_check;
 mod read_only;
 mod record_codec;
 pub mod store;
+#[cfg(test)]
+mod test_indexes;
 pub mod unaddressable;
 pub mod url_form;
 pub mod verify;

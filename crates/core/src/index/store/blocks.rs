@@ -255,55 +255,17 @@ pub(super) fn vint(bytes: &[u8]) -> Option<(u64, &[u8])> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::store::{CaptureIndex, Checkpoint, DocOrder, DocStoreCompression};
-    use crate::index::{Capture, RecordLocation};
+    use crate::index::CaptureIndex;
+    use crate::index::store::{DocOrder, DocStoreCompression};
+    use crate::index::test_indexes::index_in_four_parts;
 
-    fn capture(n: usize) -> Capture {
-        Capture {
-            urlkey: format!("org,example)/doc{:04}", (n * 7919) % 1009),
-            timestamp: format!("20261125{:06}", n),
-            time_micros: n as i64,
-            url: format!("http://example.org/doc{n}"),
-            mime: Some("text/turtle".into()),
-            status: Some(200),
-            digest: Some(format!("sha1:D{n}")),
-            length: 100 + n as u64,
-            offset: 1000 * n as u64,
-            filename: format!("2026/11/25/{}.warc.gz", n % 4),
-            record_type: "response".into(),
-            redirect: None,
-            record_id: Some(format!("<urn:uuid:{n}>")),
-            refers_to_url: None,
-            refers_to_timestamp: None,
-            original: n.is_multiple_of(9).then(|| RecordLocation {
-                filename: "o.warc.gz".into(),
-                offset: n as u64,
-                length: 2,
-            }),
-        }
-    }
-
-    /// 4,000 captures committed in four parts, one file's captures deleted after the
-    /// second: several segments of many blocks each, some documents deleted.
+    /// 4,000 captures in several segments of many blocks each, some documents deleted.
     fn index_in(
         dir: &std::path::Path,
         compression: DocStoreCompression,
         order: DocOrder,
     ) -> CaptureIndex {
-        let index = CaptureIndex::open_or_create_with(dir, compression, order).unwrap();
-        let mut batch = index.batch().unwrap();
-        for part in 0..4 {
-            if part == 2 {
-                batch.remove_file(&capture(1).filename);
-            }
-            for n in part * 1000..(part + 1) * 1000 {
-                batch.add(&capture(n)).unwrap();
-            }
-            batch.commit(&Checkpoint::default()).unwrap();
-        }
-        batch.finish().unwrap();
-        index.reload().unwrap();
-        index
+        index_in_four_parts(dir, compression, order, 1000)
     }
 
     /// Every document of every segment as tantivy's store reader gives it.
