@@ -38,16 +38,27 @@ impl CaptureIndex {
     /// key-sorted index: two term lookups per segment.
     pub(crate) fn documents_in_range(&self, start: &str, end: Option<&str>) -> io::Result<usize> {
         let searcher = self.reader.searcher();
-        let mut documents = 0;
-        for segment in searcher.segment_readers() {
+        let bounds = self.range_bounds(searcher.segment_readers(), start, end)?;
+        Ok(bounds.iter().map(|&(from, to)| (to - from) as usize).sum())
+    }
+
+    /// Per segment, the documents whose urlkey lies in `[start, end)`: `(first, end)`.
+    fn range_bounds(
+        &self,
+        segments: &[SegmentReader],
+        start: &str,
+        end: Option<&str>,
+    ) -> io::Result<Vec<(DocId, DocId)>> {
+        let mut bounds = Vec::with_capacity(segments.len());
+        for segment in segments {
             let from = self.first_doc_from(segment, start)?;
             let to = match end {
                 Some(end) => self.first_doc_from(segment, end)?.max(from),
                 None => segment.max_doc(),
             };
-            documents += (to - from) as usize;
+            bounds.push((from, to));
         }
-        Ok(documents)
+        Ok(bounds)
     }
 
     /// Whether every segment of the index holds its documents in urlkey order (indexes made
@@ -70,15 +81,7 @@ impl CaptureIndex {
         size: usize,
     ) -> io::Result<Vec<SortedPart>> {
         let segments = searcher.segment_readers();
-        let mut bounds = Vec::with_capacity(segments.len());
-        for segment in segments {
-            let from = self.first_doc_from(segment, start)?;
-            let to = match end {
-                Some(end) => self.first_doc_from(segment, end)?.max(from),
-                None => segment.max_doc(),
-            };
-            bounds.push((from, to));
-        }
+        let bounds = self.range_bounds(segments, start, end)?;
         let splitters = self.splitters(segments, &bounds, size)?;
         let mut parts = Vec::with_capacity(splitters.len() + 1);
         let mut starts: Vec<DocId> = bounds.iter().map(|&(from, _)| from).collect();
