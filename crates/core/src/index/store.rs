@@ -130,8 +130,8 @@ impl DocStoreCompression {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum DocOrder {
     /// By urlkey: a key range is one run of documents per segment, so an export reads
-    /// each doc-store block once, in order (`sorted`). Costs about a tenth more indexing
-    /// time and a fast column of about 8 bytes per capture.
+    /// each doc-store block once, in order (`sorted`). Costs indexing time (tantivy
+    /// reorders each segment it writes) and a key column (`docs/benchmarks.md`).
     #[default]
     ByKey,
     /// In the order captures were indexed (indexes made by earlier versions).

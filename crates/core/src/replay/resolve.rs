@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use crate::index::indexer::original_in_index;
 use crate::index::query::{CdxQuery, MatchType, key_range, run_query};
-use crate::index::{Capture, CaptureIndex, MergedIndex};
+use crate::index::{Capture, CaptureIndex, MergedIndex, RecordLocation};
 use ldwarc_rdf::{
     ContextSource, EmbeddedSyntaxes, PageOptions, ParsedGraph, SNIFF_LEN, charset_parameter,
     choose_syntaxes, parse_graph_with,
@@ -248,16 +248,16 @@ impl ReplayArchive {
     /// The file, offset and stored length (0 if not known) of the record holding a
     /// capture's response (a revisit's original).
     fn response_location(&self, capture: &Capture) -> Result<(String, u64, u64), ReplayError> {
-        if capture.record_type == "revisit" {
-            if let Some(original) = &capture.original {
-                let location = original.clone();
-                return Ok((location.filename, location.offset, location.length));
-            }
-            let (filename, offset) = self.original_location(capture)?;
-            Ok((filename, offset, 0))
+        let location = if capture.record_type == "revisit" {
+            self.original_location(capture)?
         } else {
-            Ok((capture.filename.clone(), capture.offset, capture.length))
-        }
+            RecordLocation {
+                filename: capture.filename.clone(),
+                offset: capture.offset,
+                length: capture.length,
+            }
+        };
+        Ok((location.filename, location.offset, location.length))
     }
 
     /// The document `url` was at `date`: resolved, checked to be a successful answer, parsed.
@@ -367,21 +367,20 @@ impl ReplayArchive {
     /// Where a revisit's original payload lies: as the index resolved it, else found by the
     /// indexer's rules ([`original_in_index`]) in every root, since a node's revisit may
     /// refer to a capture another node made.
-    fn original_location(&self, revisit: &Capture) -> Result<(String, u64), ReplayError> {
+    fn original_location(&self, revisit: &Capture) -> Result<RecordLocation, ReplayError> {
         if let Some(original) = &revisit.original {
-            return Ok((original.filename.clone(), original.offset));
+            return Ok(original.clone());
         }
         let found = original_in_index(&self.index, revisit).map_err(ReplayError::io)?;
-        let legacy = || self.original_by_refers_to(revisit);
         match found {
-            Some(location) => Ok((location.filename, location.offset)),
-            None => legacy(),
+            Some(location) => Ok(location),
+            None => self.original_by_refers_to(revisit),
         }
     }
 
     /// The original a revisit names by `WARC-Refers-To-Target-URI`, payload digest and
     /// (when given) `WARC-Refers-To-Date` exactly.
-    fn original_by_refers_to(&self, revisit: &Capture) -> Result<(String, u64), ReplayError> {
+    fn original_by_refers_to(&self, revisit: &Capture) -> Result<RecordLocation, ReplayError> {
         let unresolved = || ReplayError::UnresolvedRevisit {
             url: revisit.url.clone(),
             timestamp: revisit.timestamp.clone(),
@@ -397,7 +396,11 @@ impl ReplayArchive {
                     .as_ref()
                     .is_none_or(|t| *t == c.timestamp)
             })
-            .map(|c| (c.filename, c.offset))
+            .map(|c| RecordLocation {
+                filename: c.filename,
+                offset: c.offset,
+                length: c.length,
+            })
             .next()
             .ok_or_else(unresolved)
     }

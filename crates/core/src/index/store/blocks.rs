@@ -25,6 +25,9 @@ const FOOTER_BYTES: usize = 28;
 const DOC_STORE_VERSION: u32 = 2;
 /// Tantivy's id of Zstandard block compression.
 const ZSTD_COMPRESSOR: u8 = 4;
+/// Largest decompressed block believed: blocks close at 16 KiB, past the document that
+/// crosses it, and a capture's stored form is well under a mebibyte.
+const MAX_BLOCK_BYTES: usize = 16 * 1024 * 1024;
 
 /// One compressed block: its documents and where its bytes lie.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,6 +143,14 @@ impl StoreBlocks {
         let compressed = &self.data.as_slice()[block.bytes.clone()];
         let (size, frame) = compressed.split_at(4);
         let size = u32::from_le_bytes(size.try_into().map_err(io::Error::other)?) as usize;
+        // The size before the frame is only a claim of the file: checked against the frame's
+        // own header (and bounded) before that much memory is reserved.
+        let in_frame = zstd::zstd_safe::get_frame_content_size(frame)
+            .ok()
+            .flatten();
+        if size > MAX_BLOCK_BYTES || in_frame.is_some_and(|declared| declared != size as u64) {
+            return Err(corrupt("a doc-store block's size"));
+        }
         reader.block.clear();
         reader.block.reserve(size);
         let written = reader
@@ -255,18 +266,8 @@ pub(super) fn vint(bytes: &[u8]) -> Option<(u64, &[u8])> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::CaptureIndex;
     use crate::index::store::{DocOrder, DocStoreCompression};
     use crate::index::test_indexes::index_in_four_parts;
-
-    /// 4,000 captures in several segments of many blocks each, some documents deleted.
-    fn index_in(
-        dir: &std::path::Path,
-        compression: DocStoreCompression,
-        order: DocOrder,
-    ) -> CaptureIndex {
-        index_in_four_parts(dir, compression, order, 1000)
-    }
 
     /// Every document of every segment as tantivy's store reader gives it.
     fn through_tantivy(searcher: &tantivy::Searcher) -> Vec<Vec<Vec<u8>>> {
@@ -288,11 +289,17 @@ mod tests {
         // store must never be taken for another's block of the same number.
         let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
         let indexes = [
-            index_in(dirs[0].path(), DocStoreCompression::Zstd, DocOrder::ByKey),
-            index_in(
+            index_in_four_parts(
+                dirs[0].path(),
+                DocStoreCompression::Zstd,
+                DocOrder::ByKey,
+                1000,
+            ),
+            index_in_four_parts(
                 dirs[1].path(),
                 DocStoreCompression::Zstd,
                 DocOrder::AsIndexed,
+                1000,
             ),
         ];
         let mut stores = Vec::new();
@@ -348,7 +355,8 @@ mod tests {
     #[test]
     fn stores_of_another_layout_are_left_to_tantivy() {
         let dir = tempfile::tempdir().unwrap();
-        let index = index_in(dir.path(), DocStoreCompression::Lz4, DocOrder::ByKey);
+        let index =
+            index_in_four_parts(dir.path(), DocStoreCompression::Lz4, DocOrder::ByKey, 1000);
         let searcher = index.reader.searcher();
         for segment in searcher.segment_readers() {
             assert!(
@@ -363,7 +371,8 @@ mod tests {
     #[test]
     fn a_damaged_block_list_or_footer_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let index = index_in(dir.path(), DocStoreCompression::Zstd, DocOrder::ByKey);
+        let index =
+            index_in_four_parts(dir.path(), DocStoreCompression::Zstd, DocOrder::ByKey, 1000);
         let searcher = index.reader.searcher();
         let segment = &searcher.segment_readers()[0];
         let stored = searcher
@@ -405,5 +414,13 @@ mod tests {
             None,
             "no footer"
         );
+        // A block whose size claim is damaged is an error naming it (checked against the
+        // frame before anything is reserved).
+        let mut claim = file.clone();
+        claim[0..4].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+        let store = StoreBlocks::parse(OwnedBytes::new(claim), max_doc).expect("list intact");
+        let mut reader = BlockReader::new().unwrap();
+        let read = store.visit(&mut reader, 0..1, |_| true, &mut |_, _| Ok(()));
+        assert_eq!(read.unwrap_err().kind(), io::ErrorKind::InvalidData);
     }
 }
