@@ -632,6 +632,28 @@ mod tests {
     }
 
     #[test]
+    fn iris_with_ipv6_hosts_are_kept_in_every_build() {
+        let body = b"@base <http://[a::1]/x/> .\n<a> <http://[2001:db8::7]/p> <../b> .";
+        let parsed = parse_graph(body, &[Syntax::Turtle], BASE, &NoContexts).unwrap();
+        assert_eq!(parsed.error, None);
+        assert_eq!(
+            parsed.graph.to_nquads(),
+            "<http://[a::1]/x/a> <http://[2001:db8::7]/p> <http://[a::1]/b> .\n"
+        );
+        let relative = parse_graph(
+            b"<#a> <#p> <b> .",
+            &[Syntax::Turtle],
+            "http://[a::1]:8080/d",
+            &NoContexts,
+        )
+        .unwrap();
+        assert_eq!(
+            relative.graph.to_nquads(),
+            "<http://[a::1]:8080/d#a> <http://[a::1]:8080/d#p> <http://[a::1]:8080/b> .\n"
+        );
+    }
+
+    #[test]
     fn turtle_terms_are_spelled_canonically_and_blank_nodes_relabelled() {
         let body = r#"@prefix ex: <http://example.org/> .
 <#a> ex:p "x"^^<http://www.w3.org/2001/XMLSchema#string>, "Hi"@EN-gb, "tab\there \"q\"",
