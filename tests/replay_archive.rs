@@ -472,3 +472,57 @@ fn replay_history_snapshot_and_dataset_diff_match_what_was_served() {
     expected_changed.sort();
     assert_eq!(changed, expected_changed);
 }
+
+/// Two documents captured in the same second at offset 0 of two files, each with a blank
+/// node: the snapshot gives them two blank nodes, and a query joining through a blank node
+/// stays inside each document.
+#[test]
+fn documents_of_the_same_second_and_offset_in_two_files_share_no_blank_node() {
+    use crate::warc_fixture::{Exchange, write_warc_file};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (name, host) in [("a.warc", "one"), ("b.warc", "two")] {
+        let body = format!("<#x> <http://ex.org/p> _:b .\n_:b <http://ex.org/q> \"{host}\" .\n");
+        let url = format!("http://{host}.example/doc");
+        let exchange = Exchange::ok(&url, "2026-01-01T00:00:00Z", "text/turtle", body.as_bytes());
+        write_warc_file(root, name, &[exchange]);
+    }
+    stdout_ok(&run(ldwarc().arg("index").arg("--root").arg(root)), "index");
+
+    let nquads = stdout_ok(
+        &run(ldwarc().args(["snapshot", "@2026"]).arg("--root").arg(root)),
+        "snapshot",
+    );
+    let mut graphs_of_label: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in nquads.lines() {
+        let terms: Vec<&str> = line.split(' ').collect();
+        let graph = terms[terms.len() - 2].to_string();
+        for term in terms.iter().filter(|t| t.starts_with("_:")) {
+            graphs_of_label
+                .entry(term.to_string())
+                .or_default()
+                .push(graph.clone());
+        }
+    }
+    assert_eq!(graphs_of_label.len(), 2, "{nquads}");
+    for (label, graphs) in &graphs_of_label {
+        assert!(
+            graphs.iter().all(|g| g == &graphs[0]),
+            "{label} in {graphs:?}"
+        );
+    }
+
+    let query = "SELECT ?x ?v WHERE { GRAPH ?g1 { ?x <http://ex.org/p> ?b } \
+                 GRAPH ?g2 { ?b <http://ex.org/q> ?v } } ORDER BY ?x";
+    let csv = stdout_ok(
+        &run(ldwarc()
+            .args(["sparql", "--at", "2026", "--format", "csv", query])
+            .arg("--root")
+            .arg(root)),
+        "sparql",
+    );
+    assert_eq!(
+        csv.replace("\r\n", "\n"),
+        "x,v\nhttp://one.example/doc#x,one\nhttp://two.example/doc#x,two\n"
+    );
+}

@@ -59,13 +59,24 @@ impl Exchange {
 
 /// Writes `exchanges` as `<root>/warc/fixture.warc` and indexes the archive.
 pub fn write_archive(root: &Path, exchanges: &[Exchange]) {
+    write_warc_file(root, "fixture.warc", exchanges);
+    stdout_ok(
+        &run(ldwarc().arg("index").arg("--root").arg(root)),
+        "ldwarc index",
+    );
+}
+
+/// Writes `exchanges` as `<root>/warc/<name>`, first record at offset 0 (not indexed).
+pub fn write_warc_file(root: &Path, name: &str, exchanges: &[Exchange]) {
     let dir = root.join("warc");
     std::fs::create_dir_all(&dir).expect("warc dir");
-    let mut file = std::fs::File::create(dir.join("fixture.warc")).expect("fixture.warc");
+    let mut file = std::fs::File::create(dir.join(name)).expect("WARC file");
+    // Record ids unique across files: the name's bytes summed, then the record's position.
+    let file_number = name.bytes().map(u64::from).sum::<u64>() % 0x1_0000;
     for (index, exchange) in exchanges.iter().enumerate() {
         let block = exchange.block();
         let mut header = format!(
-            "WARC/1.1\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-{index:012}>\r\n\
+            "WARC/1.1\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-{file_number:04x}{index:08}>\r\n\
              WARC-Date: {}\r\nWARC-Target-URI: {}\r\nContent-Type: application/http; msgtype=response\r\n",
             exchange.date, exchange.url
         );
@@ -81,9 +92,4 @@ pub fn write_archive(root: &Path, exchanges: &[Exchange]) {
         file.write_all(&block).expect("write");
         file.write_all(b"\r\n\r\n").expect("write");
     }
-    drop(file);
-    stdout_ok(
-        &run(ldwarc().arg("index").arg("--root").arg(root)),
-        "ldwarc index",
-    );
 }

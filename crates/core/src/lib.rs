@@ -13,5 +13,6 @@ pub mod replay;
 pub mod schedule;
 pub mod size;
 pub mod sparql;
+pub mod stable_hash;
 pub mod store;
 pub mod triples;

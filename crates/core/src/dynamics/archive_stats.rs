@@ -22,6 +22,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::replay::parallel::parallel_map;
+use crate::stable_hash::fnv1a_64;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Serialize;
 
@@ -456,7 +457,7 @@ fn observe_url(archive: &ReplayArchive, url: &str) -> Result<Vec<Observation>, R
         observations.push(Observation {
             at: entry.capture.time_micros as f64 / MICROS_PER_DAY,
             graph: key_of_hex(&hash.hex),
-            digest: entry.capture.digest.as_deref().map_or(0, key_of_text),
+            digest: entry.capture.digest.as_deref().map_or(0, fnv1a_64),
             rdf_changed: entry.change == HistoryChange::Changed,
             bytes_changed: matches!(
                 entry.change,
@@ -538,14 +539,7 @@ pub fn parse_http_date(text: &str) -> Option<DateTime<Utc>> {
 
 /// The first 64 bits of a hex hash.
 fn key_of_hex(hex: &str) -> u64 {
-    u64::from_str_radix(hex.get(..16).unwrap_or(hex), 16).unwrap_or_else(|_| key_of_text(hex))
-}
-
-/// A 64-bit key of a string (FNV-1a: stable across runs, unlike the std hasher).
-fn key_of_text(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    u64::from_str_radix(hex.get(..16).unwrap_or(hex), 16).unwrap_or_else(|_| fnv1a_64(hex))
 }
 
 /// The statistics of one URL from its observations (oldest first).
@@ -988,6 +982,6 @@ mod tests {
         assert!(is_robots_txt("http://example.org/robots.txt"));
         assert!(!is_robots_txt("http://example.org/data/robots.txt"));
         assert_eq!(key_of_hex("00000000000000ffabc"), 255);
-        assert_ne!(key_of_text("sha1:A"), key_of_text("sha1:B"));
+        assert_ne!(fnv1a_64("sha1:A"), fnv1a_64("sha1:B"));
     }
 }

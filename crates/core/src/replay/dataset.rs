@@ -266,9 +266,16 @@ fn scan_documents(
     Ok(not_documents)
 }
 
-/// Blank node labels unique per capture across one output file.
+/// The prefix of a capture's blank node labels: unique per record (its file, by a stable
+/// hash of the name, and its offset), so that no two documents of one output share a blank
+/// node, even captures of the same second at the same offset of two files.
 pub(crate) fn blank_prefix(capture: &Capture) -> String {
-    format!("t{}o{}", capture.time_micros, capture.offset)
+    format!(
+        "t{}f{:016x}o{}",
+        capture.time_micros,
+        crate::stable_hash::fnv1a_64(&capture.filename),
+        capture.offset
+    )
 }
 
 fn render_document(graph: &Graph, url: &str, format: SnapshotFormat, blank_prefix: &str) -> String {
