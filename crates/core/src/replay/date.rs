@@ -1,7 +1,7 @@
 //! The dates users give to replay commands: Wayback timestamps of 1 to 14 digits and ISO 8601,
 //! always resolved to one UTC instant.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 
 use crate::index::query::closest_seconds;
 use ldwarc_warc::time::wayback_timestamp;
@@ -110,42 +110,95 @@ fn wayback_instant(digits: &str, padding: Padding) -> Option<DateTime<Utc>> {
         .flatten()
 }
 
+/// An ISO 8601 date (`2024-03-15`) or date-time to the hour, minute or second
+/// (`2024-03-15T12`, `…T12:30`, `…T12:30:05`, a fraction of a second ignored), `T` or a space
+/// between date and time, then optionally `Z` or an offset (`+02:00`, `+0200`, `+02`): the
+/// first or last second of the period written, converted to UTC.
 fn iso_instant(text: &str, padding: Padding) -> Option<DateTime<Utc>> {
-    if let Ok(zoned) = DateTime::parse_from_rfc3339(text) {
-        return Some(truncate(zoned.with_timezone(&Utc)));
+    let date = text.get(..10)?;
+    if !date.bytes().enumerate().all(|(i, b)| match i {
+        4 | 7 => b == b'-',
+        _ => b.is_ascii_digit(),
+    }) {
+        return None;
     }
-    for format in [
-        "%Y-%m-%dT%H:%M:%S%#z",
-        "%Y-%m-%dT%H:%M%#z",
-        "%Y-%m-%d %H:%M:%S%#z",
-    ] {
-        if let Ok(zoned) = DateTime::parse_from_str(text, format) {
-            return Some(truncate(zoned.with_timezone(&Utc)));
-        }
+    let day = NaiveDate::parse_from_str(date, "%Y-%m-%d").ok()?;
+    let rest = &text[10..];
+    if rest.is_empty() {
+        let instant = match padding {
+            Padding::Start => day.and_hms_opt(0, 0, 0),
+            Padding::End => day.and_hms_opt(23, 59, 59),
+        }?;
+        return Some(Utc.from_utc_datetime(&instant));
     }
-    for format in [
-        "%Y-%m-%dT%H:%M:%S%.f",
-        "%Y-%m-%dT%H:%M:%S",
-        "%Y-%m-%dT%H:%M",
-        "%Y-%m-%d %H:%M:%S",
-        "%Y-%m-%d %H:%M",
-    ] {
-        if let Ok(naive) = NaiveDateTime::parse_from_str(text, format) {
-            return Some(truncate(Utc.from_utc_datetime(&naive)));
-        }
-    }
-    let (hour, minute, second) = match padding {
-        Padding::Start => (0, 0, 0),
-        Padding::End => (23, 59, 59),
+    let pad = |part: Option<u32>| {
+        part.unwrap_or(match padding {
+            Padding::Start => 0,
+            Padding::End => 59,
+        })
     };
-    NaiveDate::parse_from_str(text, "%Y-%m-%d")
-        .ok()
-        .and_then(|day| day.and_hms_opt(hour, minute, second))
-        .map(|instant| Utc.from_utc_datetime(&instant))
+    let rest = rest
+        .strip_prefix(['T', 't', ' '])
+        .filter(|clock| !clock.is_empty())?;
+    let (clock, offset_seconds) = split_zone(rest)?;
+    let (hour, minute, second) = clock_parts(clock)?;
+    let instant = day.and_hms_opt(hour, pad(minute), pad(second))?;
+    let utc = Utc.from_utc_datetime(&instant) - chrono::Duration::seconds(offset_seconds);
+    Some(utc)
 }
 
-fn truncate(at: DateTime<Utc>) -> DateTime<Utc> {
-    Utc.timestamp_opt(at.timestamp(), 0).single().unwrap_or(at)
+/// Splits `12:30:05+02:00` into the clock and the zone's offset from UTC in seconds (no
+/// zone: UTC).
+fn split_zone(text: &str) -> Option<(&str, i64)> {
+    if let Some(clock) = text.strip_suffix(['Z', 'z']) {
+        return Some((clock, 0));
+    }
+    let Some(at) = text.find(['+', '-']) else {
+        return Some((text, 0));
+    };
+    let (clock, zone) = text.split_at(at);
+    let sign = if zone.starts_with('-') { -1 } else { 1 };
+    let zone = &zone[1..];
+    let (hours, minutes) = match zone.len() {
+        2 => (zone, "00"),
+        4 => zone.split_at(2),
+        5 if zone.as_bytes()[2] == b':' => (&zone[..2], &zone[3..]),
+        _ => return None,
+    };
+    let hours = two_digits(hours).filter(|h| *h <= 23)?;
+    let minutes = two_digits(minutes).filter(|m| *m <= 59)?;
+    Some((clock, sign * i64::from(hours * 3600 + minutes * 60)))
+}
+
+/// `HH`, `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fraction`: the hour, and the minute and second
+/// when written.
+fn clock_parts(clock: &str) -> Option<(u32, Option<u32>, Option<u32>)> {
+    let mut parts = clock.split(':');
+    let hour = two_digits(parts.next()?).filter(|h| *h <= 23)?;
+    let minute = match parts.next() {
+        None => return Some((hour, None, None)),
+        Some(minute) => two_digits(minute).filter(|m| *m <= 59)?,
+    };
+    let second = match parts.next() {
+        None => return Some((hour, Some(minute), None)),
+        Some(second) => {
+            let (whole, fraction) = second.split_once(['.', ',']).unwrap_or((second, "0"));
+            if fraction.is_empty() || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            two_digits(whole).filter(|s| *s <= 59)?
+        }
+    };
+    parts
+        .next()
+        .is_none()
+        .then_some((hour, Some(minute), Some(second)))
+}
+
+fn two_digits(text: &str) -> Option<u32> {
+    (text.len() == 2 && text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| text.parse().ok())
+        .flatten()
 }
 
 #[cfg(test)]
@@ -171,9 +224,26 @@ mod tests {
         assert_eq!(stamp("2024-03-15T12:00:00Z"), "20240315120000");
         assert_eq!(stamp("2024-03-15T12:00:00.75Z"), "20240315120000");
         assert_eq!(stamp("2024-03-15T12:00:00"), "20240315120000");
-        assert_eq!(stamp("2024-03-15T12:00"), "20240315120000");
+        assert_eq!(stamp("2024-03-15T12:00:00,5Z"), "20240315120000");
+        assert_eq!(stamp("2024-03-15 12:00:00"), "20240315120000");
         assert_eq!(stamp("2024-03-15"), "20240315235959");
         assert_eq!(stamp("2024-03-15T12:00:00-0500"), "20240315170000");
+        assert_eq!(stamp("2024-03-15T12:00:00-05"), "20240315170000");
+    }
+
+    #[test]
+    fn an_iso_date_time_without_seconds_is_its_whole_minute_or_hour() {
+        assert_eq!(stamp("2024-03-15T12:00"), "20240315120059");
+        assert_eq!(stamp("2024-03-15T12:00"), stamp("202403151200"));
+        assert_eq!(stamp("2024-03-15T12"), "20240315125959");
+        assert_eq!(stamp("2024-03-15T12"), stamp("2024031512"));
+        assert_eq!(stamp("2024-03-15T12:00Z"), "20240315120059");
+        assert_eq!(stamp("2024-03-15T12:00+02:00"), "20240315100059");
+        assert_eq!(stamp("2024-03-15 12:30"), "20240315123059");
+        let start = |text: &str| ReplayDate::parse_start(text).unwrap().timestamp();
+        assert_eq!(start("2024-03-15T12"), "20240315120000");
+        assert_eq!(start("2024-03-15T12:30+01:00"), "20240315113000");
+        assert_eq!(start("2024-03-15T00:00+02:00"), "20240314220000");
     }
 
     #[test]
@@ -205,6 +275,16 @@ mod tests {
             "2024-03-15T25:00:00Z",
             "2024-13",
             "2024-2",
+            "2024-03-15T",
+            "2024-03-15T1",
+            "2024-03-15T12:5",
+            "2024-03-15T12:00:00:00",
+            "2024-03-15T12:00:00.",
+            "2024-03-15T12:00+2",
+            "2024-03-15T12:00+02:60",
+            "2024-03-15x12:00",
+            "2024-3-15",
+            "+2024-03-15",
         ] {
             let err = ReplayDate::parse(bad).unwrap_err();
             assert!(err.contains("is not a date"), "{bad}: {err}");
