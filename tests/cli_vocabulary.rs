@@ -449,3 +449,93 @@ fn dash_reads_stdin_and_writes_stdout() {
         "the failure names the seed's host: {stderr}"
     );
 }
+
+/// `query --from/--to` take the dates the other commands take, refuse what is not one, and
+/// `--limit 0` means no limit as on the server.
+#[test]
+fn query_bounds_are_dates_and_nonsense_is_refused() {
+    let query = |extra: &[&str]| {
+        let output = run(ldwarc()
+            .args(["query", ALICE])
+            .args(extra)
+            .arg("--root")
+            .arg(archive()));
+        stdout_ok(&output, &format!("ldwarc query {extra:?}"))
+    };
+    let all = query(&[]);
+    let stamps: Vec<String> = all
+        .lines()
+        .map(|line| line.split(' ').nth(1).unwrap().to_string())
+        .collect();
+    assert_eq!(stamps.len(), 3, "{all}");
+    let second = &stamps[1];
+    let iso = format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &second[..4],
+        &second[4..6],
+        &second[6..8],
+        &second[8..10],
+        &second[10..12],
+        &second[12..14]
+    );
+    let day = &iso[..10];
+    assert_eq!(query(&["--to", &iso]), query(&["--to", second]));
+    assert_eq!(query(&["--to", &iso]).lines().count(), 2);
+    assert_eq!(query(&["--from", &iso]).lines().count(), 2);
+    assert_eq!(
+        query(&["--to", day]),
+        all,
+        "a day as --to is its last second"
+    );
+    assert_eq!(
+        query(&["--from", day]),
+        all,
+        "a day as --from is its first second"
+    );
+    assert_eq!(query(&["--limit", "0"]), all);
+    assert_eq!(query(&["--limit", "1"]).lines().count(), 1);
+
+    for (flag, value) in [
+        ("--from", "abc"),
+        ("--to", "yesterday"),
+        ("--to", "2026-13-01"),
+    ] {
+        let output = run(ldwarc()
+            .args(["query", ALICE, flag, value, "--root"])
+            .arg(archive()));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(output.stdout.is_empty());
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(flag) && stderr.contains(value), "{stderr}");
+    }
+}
+
+/// Reading commands on a directory that was never indexed say so instead of answering
+/// nothing, and create nothing there.
+#[test]
+fn reading_a_directory_without_an_index_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_archive = dir.path();
+    let commands: [&[&str]; 4] = [
+        &["query", ALICE],
+        &["cdx"],
+        &["index", "--verify"],
+        &["history", ALICE],
+    ];
+    for args in commands {
+        let output = run(ldwarc().args(args).arg("--root").arg(not_archive));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr.contains("no capture index") && stderr.contains(&*not_archive.to_string_lossy()),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_dir(not_archive).unwrap().count(),
+            0,
+            "{args:?}"
+        );
+    }
+}

@@ -122,13 +122,13 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l match -d 'How th
 prefix\t'Every URL starting with the query URL'
 host\t'Every URL of the host'
 domain\t'Every URL of the host and its subdomains'"
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l from -d 'Earliest timestamp, 1–14 digits (padded down: 2014 = 20140101000000)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l to -d 'Latest timestamp, 1–14 digits (padded up: 2014 = 20141231235959)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l from -d 'Earliest timestamp, 1–14 digits (padded down: 2014 = 20140101000000), or ISO 8601 (2014-03-15: from its first second)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l to -d 'Latest timestamp, 1–14 digits (padded up: 2014 = 20141231235959), or ISO 8601 (2014-03-15: to its last second)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l closest -d 'Order by distance to this timestamp (partial timestamps mean the end of their period; on equal distance the earlier capture comes first)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l sort -d 'Result order (closest is implied by --closest)' -r -f -a "ascending\t'Ascending by key and time (the default)'
 reverse\t'Descending'
 closest\t'By distance to `closest` (the default when `closest` is given)'"
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l limit -d 'At most N results' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l limit -d 'At most N results (0: no limit)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l filter -d '`[!][=|~]field:value` (substring, exact, or regex anchored at the start; `!` negates); repeatable, all must match' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l fields -d 'Fields to print, comma-separated (urlkey,timestamp,url,mime,status,digest,length,offset,filename,redirect)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l format -d 'Output format (`--output` is a deprecated spelling of this flag)' -r -f -a "cdxj\t'`urlkey timestamp {json}`'

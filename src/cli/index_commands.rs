@@ -8,7 +8,7 @@ use clap::Args;
 use super::RootArg;
 use super::RootsArg;
 use super::output;
-use ldwarc_core::archive::Archive;
+use ldwarc_core::archive::{Archive, require_index};
 use ldwarc_core::index::export::{CdxFormat, export};
 use ldwarc_core::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, key_range_for_prefix, render, run_query,
@@ -18,6 +18,7 @@ use ldwarc_core::index::zipnum::{
     DEFAULT_BLOCKS_PER_SHARD, DEFAULT_LINES_PER_BLOCK, ZipNumOptions, ZipNumWriter,
 };
 use ldwarc_core::index::{IndexOptions, MergedIndex, update_index};
+use ldwarc_core::replay::ReplayDate;
 
 /// Arguments of `ldwarc index`.
 #[derive(Debug, Args)]
@@ -71,6 +72,7 @@ pub struct CdxArgs {
 pub fn index(args: IndexArgs) -> io::Result<i32> {
     let archive = Archive::open_existing(&args.root.root)?;
     if args.verify {
+        require_index(&args.root.root)?;
         return super::verify::verify(&archive);
     }
     let progress = output::progress_bytes(0, "index");
@@ -127,7 +129,7 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
 
 /// `ldwarc cdx`.
 pub fn cdx(args: CdxArgs) -> io::Result<i32> {
-    let index = MergedIndex::open(&args.root.roots)?;
+    let index = open_indexes(&args.root.roots)?;
     let (start, end) = match &args.prefix {
         Some(prefix) => key_range_for_prefix(prefix),
         None => (String::new(), None),
@@ -280,10 +282,12 @@ pub struct QueryArgs {
     /// How the URL selects captures (default: exact, or inferred from `*.host` / `prefix*`).
     #[arg(long = "match", value_enum, value_name = "TYPE")]
     match_type: Option<MatchType>,
-    /// Earliest timestamp, 1–14 digits (padded down: 2014 = 20140101000000).
+    /// Earliest timestamp, 1–14 digits (padded down: 2014 = 20140101000000), or ISO 8601
+    /// (2014-03-15: from its first second).
     #[arg(long, value_name = "TS")]
     from: Option<String>,
-    /// Latest timestamp, 1–14 digits (padded up: 2014 = 20141231235959).
+    /// Latest timestamp, 1–14 digits (padded up: 2014 = 20141231235959), or ISO 8601
+    /// (2014-03-15: to its last second).
     #[arg(long, value_name = "TS")]
     to: Option<String>,
     /// Order by distance to this timestamp (partial timestamps mean the end of their period;
@@ -293,7 +297,7 @@ pub struct QueryArgs {
     /// Result order (closest is implied by --closest).
     #[arg(long, value_enum, default_value = "ascending")]
     sort: SortOrder,
-    /// At most N results.
+    /// At most N results (0: no limit).
     #[arg(long, value_name = "N")]
     limit: Option<usize>,
     /// `[!][=|~]field:value` (substring, exact, or regex anchored at the start; `!` negates);
@@ -307,6 +311,38 @@ pub struct QueryArgs {
     #[arg(long = "format", alias = "output", value_enum, default_value = "cdxj")]
     format: QueryOutput,
 }
+
+/// The capture indexes of `roots`, each of which must have one.
+fn open_indexes(roots: &[PathBuf]) -> io::Result<MergedIndex> {
+    for root in roots {
+        require_index(root)?;
+    }
+    MergedIndex::open(roots)
+}
+
+/// A `--from`/`--to` bound as the query compares it: digits as given (up to 14, and a
+/// fraction of a second, as the server takes them), or an ISO 8601 date or date-time as the
+/// Wayback timestamp of the first (`--from`) or last (`--to`) second of its period.
+fn time_bound(
+    value: &str,
+    flag: &str,
+    parse: fn(&str) -> Result<ReplayDate, String>,
+) -> Result<String, String> {
+    let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
+    if digits && value.len() <= MAX_TIMESTAMP_DIGITS {
+        return Ok(value.to_string());
+    }
+    match parse(value) {
+        Ok(date) if !digits => Ok(date.timestamp()),
+        _ => Err(format!(
+            "{flag} {value:?}: expected a timestamp of 1 to 14 digits (20240315, \
+             20240315120000) or an ISO 8601 date (2024-03-15, 2024-03-15T12:00:00Z)"
+        )),
+    }
+}
+
+/// Longest `--from`/`--to` taken as digits: 14 and a fraction of a second to nanoseconds.
+const MAX_TIMESTAMP_DIGITS: usize = 23;
 
 /// `ldwarc query`.
 pub fn query(args: QueryArgs) -> io::Result<i32> {
@@ -323,15 +359,31 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
         .map(|f| Filter::parse(f))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let index = MergedIndex::open(&args.root.roots)?;
+    if args.url.trim().is_empty() {
+        return Err(invalid(
+            "URL: empty (give a URL, `prefix*` or `*.host`)".into(),
+        ));
+    }
+    let from = args
+        .from
+        .map(|from| time_bound(&from, "--from", ReplayDate::parse_start))
+        .transpose()
+        .map_err(invalid)?;
+    let to = args
+        .to
+        .map(|to| time_bound(&to, "--to", ReplayDate::parse))
+        .transpose()
+        .map_err(invalid)?;
+    let index = open_indexes(&args.root.roots)?;
     let query = CdxQuery {
         url: args.url,
         match_type: args.match_type,
-        from: args.from,
-        to: args.to,
+        from,
+        to,
         closest: args.closest,
         sort: args.sort,
-        limit: args.limit,
+        // 0 means no limit, as the server reads `limit=0`.
+        limit: args.limit.filter(|&limit| limit > 0),
         filters,
         collapse_time: None,
     };

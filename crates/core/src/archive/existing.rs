@@ -35,6 +35,22 @@ pub fn require_root(root: &Path) -> io::Result<()> {
     }
 }
 
+/// Fails unless `root` is an existing directory with a capture index (`<root>/index`), with
+/// an error naming the root and the command that makes the index: reading an archive never
+/// indexed, or a directory that is not an archive, is a mistake, not an empty answer.
+pub fn require_index(root: &Path) -> io::Result<()> {
+    require_root(root)?;
+    if root.join("index").is_dir() {
+        Ok(())
+    } else {
+        let root = root.display();
+        Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{root}: no capture index (run `ldwarc index --root {root}` first)"),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ mod layout;
 mod recover;
 mod writer;
 
-pub use existing::require_root;
+pub use existing::{require_index, require_root};
 pub use inputs::named_warc_files;
 pub use layout::{
     Archive, file_name, is_warc_file_name, pay_level_domain, pld_of_url, walk_warc_files,
