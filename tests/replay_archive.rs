@@ -526,3 +526,70 @@ fn documents_of_the_same_second_and_offset_in_two_files_share_no_blank_node() {
         "x,v\nhttp://one.example/doc#x,one\nhttp://two.example/doc#x,two\n"
     );
 }
+
+/// A capture whose record was damaged after indexing is reported, never silently dropped:
+/// `history` lists it as unreadable and exits 1, `stats` counts it as failed (its other
+/// captures still observed) and exits 1.
+#[test]
+fn a_damaged_record_is_reported_by_history_and_stats() {
+    use crate::warc_fixture::{Exchange, write_archive};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let url = "http://data.example/doc";
+    let exchanges: Vec<Exchange> = (1..=3)
+        .map(|day| {
+            let body = format!("<#x> <http://ex.org/version> \"{day}\" .\n");
+            let date = format!("2026-01-0{day}T00:00:00Z");
+            Exchange::ok(url, &date, "text/turtle", body.as_bytes())
+        })
+        .collect();
+    write_archive(root, &exchanges);
+
+    let cdx = stdout_ok(
+        &run(ldwarc()
+            .args(["query", url, "--format", "json", "--root"])
+            .arg(root)),
+        "query",
+    );
+    let second: serde_json::Value = serde_json::from_str(cdx.lines().nth(1).unwrap()).unwrap();
+    let offset: usize = second["offset"].as_str().unwrap().parse().unwrap();
+    let damaged_at = second["timestamp"].as_str().unwrap().to_string();
+    let file = root.join("warc/fixture.warc");
+    let mut bytes = std::fs::read(&file).unwrap();
+    assert_eq!(&bytes[offset..offset + 8], b"WARC/1.1");
+    bytes[offset..offset + 4].copy_from_slice(b"XXXX");
+    std::fs::write(&file, &bytes).unwrap();
+
+    let history = run(ldwarc().args(["history", url, "--root"]).arg(root));
+    let stdout = String::from_utf8_lossy(&history.stdout);
+    let stderr = String::from_utf8_lossy(&history.stderr);
+    assert_eq!(history.status.code(), Some(1), "{stdout}{stderr}");
+    let changes: Vec<&str> = stdout
+        .lines()
+        .map(|line| line.split_whitespace().nth(6).unwrap_or(""))
+        .collect();
+    assert_eq!(changes, ["first", "unreadable", "changed"], "{stdout}");
+    assert!(
+        stderr.contains(&damaged_at) && stderr.contains("unreadable"),
+        "{stderr}"
+    );
+
+    let stats = run(ldwarc()
+        .args(["stats", "--format", "json", "--root"])
+        .arg(root));
+    assert_eq!(
+        stats.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&stats.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(report["summary"]["captures"], 3, "{report}");
+    assert_eq!(report["summary"]["observations"], 2, "{report}");
+    assert_eq!(report["summary"]["failed"], 1, "{report}");
+    let failure = report["failures"][0].as_str().unwrap();
+    assert!(
+        failure.contains(url) && failure.contains(&damaged_at),
+        "{failure}"
+    );
+}

@@ -330,7 +330,11 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "as JSON lines",
                 ),
             ],
-            exit_status: none,
+            exit_status: &[(
+                "1",
+                "a capture's record could not be read (a damaged or missing WARC file) or its graph \
+                 is partial (each reported)",
+            )],
             environment: none,
             files: ROOT_FILES,
         },

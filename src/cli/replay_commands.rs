@@ -302,7 +302,15 @@ fn report_parse(archive: &ReplayArchive, document: &Document) {
 pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
     let archive = args.root.open()?;
     let entries = history(&archive, &args.url)?;
+    let mut unreadable = false;
     for entry in &entries {
+        if let ldwarc_core::replay::HistoryChange::Unreadable(error) = &entry.change {
+            unreadable = true;
+            eprintln!(
+                "ldwarc: warning: {} {}: unreadable: {error}",
+                entry.capture.url, entry.capture.timestamp
+            );
+        }
         if let Some(error) = &entry.partial {
             eprintln!(
                 "ldwarc: warning: {} {}: partial graph ({} statements before: {error})",
@@ -318,7 +326,8 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
         let hash = entry.graph_hash.as_ref();
         let detail = match &entry.change {
             ldwarc_core::replay::HistoryChange::Redirect(target) => target.clone(),
-            ldwarc_core::replay::HistoryChange::NoGraph(reason) => reason.clone(),
+            ldwarc_core::replay::HistoryChange::NoGraph(reason)
+            | ldwarc_core::replay::HistoryChange::Unreadable(reason) => reason.clone(),
             _ => String::new(),
         };
         if args.output.is_json() {
@@ -364,12 +373,15 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
         }
     }
     out.flush()?;
-    // Partial graphs are listed, but scripts must be able to tell (as `replay` does).
-    Ok(if entries.iter().any(|e| e.partial.is_some()) {
-        1
-    } else {
-        0
-    })
+    // Partial graphs and unreadable records are listed, but scripts must be able to tell (as
+    // `replay` does).
+    Ok(
+        if unreadable || entries.iter().any(|e| e.partial.is_some()) {
+            1
+        } else {
+            0
+        },
+    )
 }
 
 /// `ldwarc snapshot`.

@@ -246,7 +246,9 @@ fn timeline_page(state: &AppState, url: &str) -> Response {
             diff_from,
             detail: match &entry.change {
                 HistoryChange::Redirect(target) => format!("→ {target}"),
-                HistoryChange::NoGraph(reason) => reason.clone(),
+                HistoryChange::NoGraph(reason) | HistoryChange::Unreadable(reason) => {
+                    reason.clone()
+                }
                 _ => String::new(),
             },
         });

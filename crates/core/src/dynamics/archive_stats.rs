@@ -279,7 +279,8 @@ pub struct StatsSummary {
     pub observations: usize,
     /// Snapshots found.
     pub snapshots: usize,
-    /// URLs that could not be read (each in `failures`).
+    /// Captures, or whole URLs, that could not be read (each a line of `failures`); a URL's
+    /// other captures still count.
     pub failed: usize,
     /// Median over documents of the bias-reduced rate, per day.
     pub median_bias_reduced_per_day: Option<f64>,
@@ -367,8 +368,12 @@ pub fn archive_stats(
         let results = parallel_map(batch, |url| observe_url(archive, url));
         for (url, result) in batch.iter().zip(results) {
             match result {
-                Ok(observations) if observations.is_empty() => {}
-                Ok(observations) => observed.push((url.clone(), observations)),
+                Ok((observations, unreadable)) => {
+                    failures.extend(unreadable);
+                    if !observations.is_empty() {
+                        observed.push((url.clone(), observations));
+                    }
+                }
                 Err(error) => failures.push(format!("{url}: {error}")),
             }
         }
@@ -445,13 +450,21 @@ fn is_robots_txt(url: &str) -> bool {
     url::Url::parse(url).map_or(url.ends_with("/robots.txt"), |u| u.path() == "/robots.txt")
 }
 
-/// The observations of one URL, oldest first.
-fn observe_url(archive: &ReplayArchive, url: &str) -> Result<Vec<Observation>, ReplayError> {
+/// The observations of one URL, oldest first, and a line for each capture whose record
+/// could not be read (which is then no observation).
+fn observe_url(
+    archive: &ReplayArchive,
+    url: &str,
+) -> Result<(Vec<Observation>, Vec<String>), ReplayError> {
     let mut sizes: HashMap<String, u64> = HashMap::new();
     let mut observations = Vec::new();
+    let mut unreadable = Vec::new();
     for entry in history(archive, url)? {
+        if let HistoryChange::Unreadable(error) = &entry.change {
+            unreadable.push(format!("{url} {}: {error}", entry.capture.timestamp));
+        }
         let Some(hash) = &entry.graph_hash else {
-            continue; // a redirect or not a document
+            continue; // a redirect, not a document, or unreadable
         };
         let (last_modified, payload_bytes) = head_facts(archive, &entry.capture, &mut sizes);
         observations.push(Observation {
@@ -467,7 +480,7 @@ fn observe_url(archive: &ReplayArchive, url: &str) -> Result<Vec<Observation>, R
             payload_bytes,
         });
     }
-    Ok(observations)
+    Ok((observations, unreadable))
 }
 
 /// A capture's own Last-Modified (days) and its payload size. Sizes are remembered by

@@ -25,6 +25,8 @@ pub enum HistoryChange {
     Redirect(String),
     /// Not a document: an error status or a payload that is not RDF (the reason).
     NoGraph(String),
+    /// The capture's record could not be read: a damaged or missing file (the error).
+    Unreadable(String),
 }
 
 impl HistoryChange {
@@ -37,6 +39,7 @@ impl HistoryChange {
             HistoryChange::Unchanged => "unchanged",
             HistoryChange::Redirect(_) => "redirect",
             HistoryChange::NoGraph(_) => "no-graph",
+            HistoryChange::Unreadable(_) => "unreadable",
         }
     }
 }
@@ -78,7 +81,7 @@ pub fn history_until(
             super::Pick::Before,
         )?;
     }
-    let mut by_digest: HashMap<String, Result<GraphSummary, String>> = HashMap::new();
+    let mut by_digest: HashMap<String, Result<GraphSummary, NoSummary>> = HashMap::new();
     let mut previous: Option<(Option<String>, GraphHash)> = None;
     let mut entries = Vec::with_capacity(captures.len());
     for capture in captures {
@@ -103,16 +106,22 @@ pub fn history_until(
             Some(known) => known.clone(),
             None => {
                 let computed = graph_summary(archive, &capture);
-                by_digest.insert(key, computed.clone());
+                // Another record of the same payload may be readable where this one is not.
+                if !matches!(computed, Err(NoSummary::Unreadable(_))) {
+                    by_digest.insert(key, computed.clone());
+                }
                 computed
             }
         };
         let entry = match graph {
-            Err(reason) => HistoryEntry {
+            Err(why) => HistoryEntry {
                 capture,
                 statements: None,
                 graph_hash: None,
-                change: HistoryChange::NoGraph(reason),
+                change: match why {
+                    NoSummary::NotDocument(reason) => HistoryChange::NoGraph(reason),
+                    NoSummary::Unreadable(error) => HistoryChange::Unreadable(error),
+                },
                 partial: None,
             },
             Ok((statements, hash, partial)) => {
@@ -142,19 +151,32 @@ pub fn history_until(
 /// A graph's statement count, canonical hash, and the error that cut it short if any.
 type GraphSummary = (usize, GraphHash, Option<String>);
 
+/// Why a capture has no graph summary.
+#[derive(Clone)]
+enum NoSummary {
+    /// An error status or a payload that is not RDF.
+    NotDocument(String),
+    /// The record could not be read.
+    Unreadable(String),
+}
+
 /// The statement count and canonical hash of a capture's graph, or why it has none.
-fn graph_summary(archive: &ReplayArchive, capture: &Capture) -> Result<GraphSummary, String> {
-    let response = archive.response(capture).map_err(|e| e.to_string())?;
+fn graph_summary(archive: &ReplayArchive, capture: &Capture) -> Result<GraphSummary, NoSummary> {
+    let response = archive.response(capture).map_err(|error| match error {
+        ReplayError::Io(_) => NoSummary::Unreadable(error.to_string()),
+        // A revisit of a payload outside the archive, say: no damage, just no graph.
+        other => NoSummary::NotDocument(other.to_string()),
+    })?;
     let status = response.head.status.or(capture.status);
     if !status.is_some_and(|s| (200..300).contains(&s)) {
-        return Err(format!(
+        return Err(NoSummary::NotDocument(format!(
             "HTTP {}",
             status.map_or("status unknown".to_string(), |s| s.to_string())
-        ));
+        )));
     }
     let parsed = archive
         .parse(capture, &response)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| NoSummary::NotDocument(e.to_string()))?;
     Ok((
         parsed.graph.len(),
         canonical_hash(&parsed.graph),
