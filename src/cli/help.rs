@@ -219,7 +219,11 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "also bring the versioned triple index up to date",
                 ),
             ],
-            exit_status: &[("1", "with --verify: the index and the files disagree")],
+            exit_status: &[(
+                "1",
+                "damaged places in WARC files (each reported; what could be read is indexed), or \
+                 with --verify: the index and the files disagree",
+            )],
             environment: none,
             files: ROOT_FILES,
         },

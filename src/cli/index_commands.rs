@@ -114,17 +114,18 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
                 .collect::<Vec<_>>(),
         });
         println!("{summary}");
-        return Ok(0);
+    } else {
+        println!(
+            "indexed {} of {} files: {} captures added, {} revisits unresolved, {} damaged places",
+            run.files_indexed,
+            run.files_seen,
+            run.captures_added,
+            run.unresolved_revisits,
+            run.errors.len()
+        );
     }
-    println!(
-        "indexed {} of {} files: {} captures added, {} revisits unresolved, {} damaged places",
-        run.files_indexed,
-        run.files_seen,
-        run.captures_added,
-        run.unresolved_revisits,
-        run.errors.len()
-    );
-    Ok(0)
+    // Everything readable is indexed; damage is reported, and scripts must be able to tell.
+    Ok(if run.errors.is_empty() { 0 } else { 1 })
 }
 
 /// `ldwarc cdx`.
