@@ -420,7 +420,7 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
             out.flush()?;
             summary
         }
-        Some(path) => write_replacing(path, |out| {
+        Some(path) => ldwarc_core::output_file::write_replacing(path, |out| {
             snapshot(
                 &archive,
                 &args.scope.scope(),
@@ -443,26 +443,6 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
         summary.partial
     );
     Ok(if summary.failed > 0 { 1 } else { 0 })
-}
-
-/// Writes through a temporary file next to `path`, renamed over it only when complete.
-fn write_replacing<T>(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
-) -> io::Result<T> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let temporary = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| io::Error::other(format!("{}: {e}", dir.display())))?;
-    let mut out = io::BufWriter::with_capacity(1 << 20, temporary);
-    let value = write(&mut out)?;
-    let temporary = out.into_inner().map_err(|e| e.into_error())?;
-    temporary
-        .persist(path)
-        .map_err(|e| io::Error::other(format!("{}: {}", path.display(), e.error)))?;
-    Ok(value)
 }
 
 /// `ldwarc diff`.

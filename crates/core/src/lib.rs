@@ -9,6 +9,7 @@ pub mod archive;
 pub mod arguments;
 pub mod dynamics;
 pub mod index;
+pub mod output_file;
 pub mod replay;
 pub mod schedule;
 pub mod size;

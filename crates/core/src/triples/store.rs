@@ -273,7 +273,7 @@ impl TripleIndex {
         let dir = path.parent().unwrap_or(root);
         fs::create_dir_all(dir)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
-        let mut temp = shared_temp_file(dir)?;
+        let mut temp = crate::output_file::shared_temp_file(dir)?;
         {
             let mut gz = GzEncoder::new(
                 io::BufWriter::new(temp.as_file_mut()),
@@ -289,21 +289,6 @@ impl TripleIndex {
         })?;
         Ok(size)
     }
-}
-
-/// A temporary file in `dir` created with the process's usual mode (the umask's), not the
-/// owner-only mode temporary files get: an archive read by another user (a web server's
-/// account) must be able to read the index renamed from it.
-fn shared_temp_file(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
-    let mut builder = tempfile::Builder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(fs::Permissions::from_mode(0o666));
-    }
-    builder
-        .tempfile_in(dir)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))
 }
 
 /// The decoded bytes of the index file, `None` when there is none.
