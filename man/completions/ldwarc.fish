@@ -443,8 +443,8 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l prefix -d 'Only
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l host -d 'Only URLs on this host' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l url -d 'Only captures of this URL (or a pattern as `ldwarc query` takes it: a prefix ending in `*`, or `*.domain`)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l from -d 'Only captures at or after this timestamp (1-14 digits)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l to -d 'Only captures at or before this timestamp (1-14 digits)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l from -d 'Only captures at or after this timestamp (1-14 digits, or ISO 8601: from the first second of its period)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l to -d 'Only captures at or before this timestamp (1-14 digits, or ISO 8601: to the last second of its period)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand export" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'

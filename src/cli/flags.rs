@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::{ArgAction, Args};
+use ldwarc_core::replay::ReplayDate;
 
 use ldwarc_core::dynamics::duration::{DAY, parse_flag_duration};
 
@@ -219,6 +220,39 @@ impl TextFormat {
             == TextOrJson::Json
     }
 }
+
+/// Which end of a time range a `--from`/`--to` value is.
+#[derive(Clone, Copy)]
+pub enum TimeBound {
+    /// The first second of its period counts.
+    From,
+    /// The last second of its period counts.
+    To,
+}
+
+/// A `--from`/`--to` bound as CDX queries compare it: digits as given (up to 14, and a
+/// fraction of a second, as the CDX server takes them), or an ISO 8601 date or date-time as
+/// the Wayback timestamp of the first (`From`) or last (`To`) second of its period.
+pub fn time_bound(value: &str, flag: &str, bound: TimeBound) -> Result<String, String> {
+    let parse = match bound {
+        TimeBound::From => ReplayDate::parse_start,
+        TimeBound::To => ReplayDate::parse,
+    };
+    let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
+    if digits && value.len() <= MAX_TIMESTAMP_DIGITS {
+        return Ok(value.to_string());
+    }
+    match parse(value) {
+        Ok(date) if !digits => Ok(date.timestamp()),
+        _ => Err(format!(
+            "{flag} {value:?}: expected a timestamp of 1 to 14 digits (20240315, \
+             20240315120000) or an ISO 8601 date (2024-03-15, 2024-03-15T12:00:00Z)"
+        )),
+    }
+}
+
+/// Longest `--from`/`--to` taken as digits: 14 and a fraction of a second to nanoseconds.
+const MAX_TIMESTAMP_DIGITS: usize = 23;
 
 #[cfg(test)]
 mod tests {

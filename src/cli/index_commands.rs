@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::RootArg;
 use super::RootsArg;
+use super::flags::{TimeBound, time_bound};
 use super::output;
 use ldwarc_core::archive::{Archive, require_index};
 use ldwarc_core::index::export::{CdxFormat, export};
@@ -18,7 +19,6 @@ use ldwarc_core::index::zipnum::{
     DEFAULT_BLOCKS_PER_SHARD, DEFAULT_LINES_PER_BLOCK, ZipNumOptions, ZipNumWriter,
 };
 use ldwarc_core::index::{IndexOptions, MergedIndex, update_index};
-use ldwarc_core::replay::ReplayDate;
 
 /// Arguments of `ldwarc index`.
 #[derive(Debug, Args)]
@@ -321,30 +321,6 @@ fn open_indexes(roots: &[PathBuf]) -> io::Result<MergedIndex> {
     MergedIndex::open(roots)
 }
 
-/// A `--from`/`--to` bound as the query compares it: digits as given (up to 14, and a
-/// fraction of a second, as the server takes them), or an ISO 8601 date or date-time as the
-/// Wayback timestamp of the first (`--from`) or last (`--to`) second of its period.
-fn time_bound(
-    value: &str,
-    flag: &str,
-    parse: fn(&str) -> Result<ReplayDate, String>,
-) -> Result<String, String> {
-    let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
-    if digits && value.len() <= MAX_TIMESTAMP_DIGITS {
-        return Ok(value.to_string());
-    }
-    match parse(value) {
-        Ok(date) if !digits => Ok(date.timestamp()),
-        _ => Err(format!(
-            "{flag} {value:?}: expected a timestamp of 1 to 14 digits (20240315, \
-             20240315120000) or an ISO 8601 date (2024-03-15, 2024-03-15T12:00:00Z)"
-        )),
-    }
-}
-
-/// Longest `--from`/`--to` taken as digits: 14 and a fraction of a second to nanoseconds.
-const MAX_TIMESTAMP_DIGITS: usize = 23;
-
 /// `ldwarc query`.
 pub fn query(args: QueryArgs) -> io::Result<i32> {
     let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
@@ -367,12 +343,12 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
     }
     let from = args
         .from
-        .map(|from| time_bound(&from, "--from", ReplayDate::parse_start))
+        .map(|from| time_bound(&from, "--from", TimeBound::From))
         .transpose()
         .map_err(invalid)?;
     let to = args
         .to
-        .map(|to| time_bound(&to, "--to", ReplayDate::parse))
+        .map(|to| time_bound(&to, "--to", TimeBound::To))
         .transpose()
         .map_err(invalid)?;
     let index = open_indexes(&args.root.roots)?;

@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::RootArg;
 use super::RootsArg;
+use super::flags::{TimeBound, time_bound};
 use super::replay_commands::ScopeArgs;
 use ldwarc_core::archive::Archive;
 use ldwarc_core::index::indexer::{IndexOptions, update_index};
@@ -29,10 +30,12 @@ pub struct ExportArgs {
     /// in `*`, or `*.domain`).
     #[arg(long, value_name = "URL", conflicts_with_all = ["prefix", "host", "domain"])]
     url: Option<String>,
-    /// Only captures at or after this timestamp (1-14 digits).
+    /// Only captures at or after this timestamp (1-14 digits, or ISO 8601: from the first
+    /// second of its period).
     #[arg(long, value_name = "TIMESTAMP")]
     from: Option<String>,
-    /// Only captures at or before this timestamp (1-14 digits).
+    /// Only captures at or before this timestamp (1-14 digits, or ISO 8601: to the last
+    /// second of its period).
     #[arg(long, value_name = "TIMESTAMP")]
     to: Option<String>,
 }
@@ -50,14 +53,22 @@ pub struct ImportArgs {
 
 /// `ldwarc export --wacz FILE`.
 pub fn export(args: ExportArgs) -> io::Result<i32> {
-    for (name, value) in [("--from", &args.from), ("--to", &args.to)] {
-        if let Some(value) = value
-            && (value.is_empty() || value.len() > 14 || !value.bytes().all(|b| b.is_ascii_digit()))
-        {
-            eprintln!("ldwarc export: {name} {value:?}: expected a timestamp of 1-14 digits");
+    let bound = |value: &Option<String>, flag, bound| {
+        value
+            .as_deref()
+            .map(|v| time_bound(v, flag, bound))
+            .transpose()
+    };
+    let (from, to) = match (
+        bound(&args.from, "--from", TimeBound::From),
+        bound(&args.to, "--to", TimeBound::To),
+    ) {
+        (Ok(from), Ok(to)) => (from, to),
+        (Err(error), _) | (_, Err(error)) => {
+            eprintln!("ldwarc export: {error}");
             return Ok(2);
         }
-    }
+    };
     let archive = match ReplayArchive::open_many(&args.roots.roots) {
         Ok(archive) => archive,
         Err(error) => {
@@ -75,8 +86,8 @@ pub fn export(args: ExportArgs) -> io::Result<i32> {
     let selection = WaczSelection {
         url,
         match_type,
-        from: args.from,
-        to: args.to,
+        from,
+        to,
     };
     match export_wacz(&archive, &selection, &args.wacz) {
         Ok(summary) => {

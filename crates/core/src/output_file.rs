@@ -80,7 +80,10 @@ mod tests {
         })
         .unwrap_err();
         let message = error.to_string();
-        assert!(message.starts_with("/nonexistent-ldwarc/dir/x.nq: "), "{message}");
+        assert!(
+            message.starts_with("/nonexistent-ldwarc/dir/x.nq: "),
+            "{message}"
+        );
         assert!(!message.contains(".tmp"), "{message}");
     }
 }

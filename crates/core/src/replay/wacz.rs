@@ -86,10 +86,17 @@ pub fn export_wacz(
     let files = files_of(&captures);
     let names = zip_names(&files);
     let partial = out.with_extension("wacz.partial");
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", out.display()));
+    let dir = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::metadata(dir)
+        .map_err(|e| named(io::Error::new(e.kind(), format!("{}: {e}", dir.display()))))?;
     let result = write_package(archive, &captures, &files, &names, &partial);
     match result {
         Ok(pages) => {
-            fs::rename(&partial, out)?;
+            fs::rename(&partial, out).map_err(named)?;
             Ok(WaczSummary {
                 captures: captures.len(),
                 files: files.len(),
@@ -210,7 +217,9 @@ fn write_package(
     names: &BTreeMap<String, String>,
     out: &Path,
 ) -> io::Result<usize> {
-    let mut zip = zip::ZipWriter::new(BufWriter::new(File::create(out)?));
+    let file = File::create(out)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out.display())))?;
+    let mut zip = zip::ZipWriter::new(BufWriter::new(file));
     let stored = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Stored)
         .large_file(true);
