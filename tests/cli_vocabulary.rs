@@ -539,3 +539,58 @@ fn reading_a_directory_without_an_index_is_an_error_naming_it() {
         );
     }
 }
+
+/// Errors about output places, addresses and files name the one at fault, on one line,
+/// exit status 2.
+#[test]
+fn errors_name_the_path_address_or_file_at_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.ttl");
+    std::fs::write(&file, "<http://a.example/s> <http://a.example/p> \"1\" .\n").unwrap();
+    let missing = dir.path().join("missing.ttl");
+    let no_dir = dir.path().join("no/such/dir");
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy_address = busy.local_addr().unwrap().to_string();
+
+    let cases: Vec<(Vec<std::ffi::OsString>, String)> = vec![
+        (
+            vec!["diff".into(), file.clone().into(), missing.clone().into()],
+            missing.display().to_string(),
+        ),
+        (
+            vec!["diff".into(), missing.clone().into(), file.clone().into()],
+            missing.display().to_string(),
+        ),
+        (
+            vec![
+                "snapshot".into(),
+                "@2026".into(),
+                "-o".into(),
+                no_dir.join("x.nq").into(),
+            ],
+            no_dir.join("x.nq").display().to_string(),
+        ),
+        (
+            vec![
+                "export".into(),
+                "--wacz".into(),
+                no_dir.join("x.wacz").into(),
+            ],
+            no_dir.join("x.wacz").display().to_string(),
+        ),
+        (
+            vec!["serve".into(), "--bind".into(), busy_address.clone().into()],
+            format!("--bind {busy_address}"),
+        ),
+    ];
+    for (args, named) in cases {
+        let output = run(ldwarc().args(&args).arg("--root").arg(archive()));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(&named), "{args:?}: {named} not in {stderr}");
+        assert!(!stderr.contains("at path"), "{args:?}: {stderr}");
+    }
+    assert!(!no_dir.exists());
+    drop(busy);
+}

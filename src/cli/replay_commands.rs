@@ -447,8 +447,22 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
 
 /// `ldwarc diff`.
 pub fn diff_command(args: DiffArgs) -> io::Result<i32> {
-    let differs = if Path::new(&args.old).is_file() && Path::new(&args.new).is_file() {
+    let (old_is_file, new_is_file) = (
+        Path::new(&args.old).is_file(),
+        Path::new(&args.new).is_file(),
+    );
+    let differs = if old_is_file && new_is_file {
         diff_files(&args)?
+    } else if old_is_file || new_is_file {
+        // A local file beside what is not one: the other was meant as a file too.
+        let (missing, file) = if old_is_file {
+            (&args.new, &args.old)
+        } else {
+            (&args.old, &args.new)
+        };
+        return Err(invalid(format!(
+            "{missing}: no such file (comparing with the file {file})"
+        )));
     } else if args.old.starts_with('@') {
         diff_dates(&args)?
     } else {

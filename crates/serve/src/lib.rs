@@ -245,7 +245,9 @@ pub fn run(
         .thread_name("ldwarc-serve")
         .build()?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(config.bind).await?;
+        let listener = tokio::net::TcpListener::bind(config.bind)
+            .await
+            .map_err(|e| std::io::Error::new(e.kind(), format!("--bind {}: {e}", config.bind)))?;
         let listening = Listening {
             address: listener.local_addr()?,
             roots: config.roots.clone(),
