@@ -61,3 +61,61 @@ fn public_mode_serves_reads_only() {
         "{both:?}"
     );
 }
+
+/// A record damaged after indexing: the operator's log has the error; a public server's
+/// answer names the capture but not the server's files, a private one gives the error.
+#[test]
+fn a_damaged_record_is_logged_and_public_answers_keep_paths_private() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    write_archive(
+        &root,
+        &[Exchange::ok(
+            URL,
+            "2024-01-01T00:00:00Z",
+            "text/turtle",
+            b"<http://example.org/a> <http://example.org/p> 1 .\n",
+        )],
+    );
+    let file = root.join("warc/fixture.warc");
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[..4].copy_from_slice(b"XXXX");
+    std::fs::write(&file, bytes).unwrap();
+    let root_text = root.display().to_string();
+
+    for public in [true, false] {
+        let log = dir.path().join(format!("serve-{public}.log"));
+        let mut command = ldwarc();
+        command
+            .arg("serve")
+            .arg("--root")
+            .arg(&root)
+            .args(["--bind", "127.0.0.1:0"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap());
+        if public {
+            command.arg("--public");
+        }
+        let mut child = command.spawn().expect("start ldwarc serve");
+        let port = serve_server::read_listening_port(&mut child);
+        let answer = serve_server::get_with(port, &format!("/web/20240101000000id_/{URL}"), &[]);
+        let _ = child.kill();
+        let _ = child.wait();
+        let body = answer.text();
+        assert_eq!(answer.status, 502, "{body}");
+        if public {
+            assert!(body.contains(URL) && !body.contains(&root_text), "{body}");
+        } else {
+            assert!(
+                body.contains(&format!("{root_text}/warc/fixture.warc")),
+                "{body}"
+            );
+        }
+        let logged = std::fs::read_to_string(&log).unwrap();
+        assert!(
+            logged.contains("could not read the archive") && logged.contains("fixture.warc"),
+            "{logged}"
+        );
+    }
+}

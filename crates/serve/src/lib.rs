@@ -331,6 +331,26 @@ pub(crate) fn too_slow(limit: Duration) -> Response {
     response
 }
 
+/// The answer for an archive the server could not read (a damaged or missing WARC file, an
+/// unreadable index): logged with the full error for the operator; the client gets it too,
+/// except from a public server, where file paths are not the public's business.
+pub(crate) fn archive_failure(
+    state: &AppState,
+    status: StatusCode,
+    what: &str,
+    error: &dyn std::fmt::Display,
+) -> Response {
+    tracing::warn!(%what, %error, "could not read the archive");
+    if state.public {
+        text_response(
+            status,
+            &format!("{what}: the archive could not be read here\n"),
+        )
+    } else {
+        text_response(status, &format!("{error}\n"))
+    }
+}
+
 /// A plain-text response.
 pub(crate) fn text_response(status: StatusCode, text: &str) -> Response {
     response(

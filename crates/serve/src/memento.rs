@@ -11,7 +11,7 @@ use ldwarc_core::index::Capture;
 use ldwarc_core::index::query::{QueryOutput, render};
 use ldwarc_warc::time::parse_wayback_timestamp;
 
-use super::{State as AppStateRef, base_url, blocking, response, text_response};
+use super::{State as AppStateRef, archive_failure, base_url, blocking, response, text_response};
 
 /// A 14-digit timestamp as an HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
 pub(crate) fn http_date(timestamp: &str) -> String {
@@ -290,7 +290,7 @@ pub(crate) async fn timemap(
         let captures = match state.captures(&url) {
             Ok(captures) => captures,
             Err(error) => {
-                return text_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{error}\n"));
+                return archive_failure(state, StatusCode::INTERNAL_SERVER_ERROR, &url, &error);
             }
         };
         if captures.is_empty() {

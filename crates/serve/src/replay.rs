@@ -22,7 +22,10 @@ use ldwarc_rdf::{OutputFormat, ParsedGraph, Syntax, decode_content, mislabelled,
 
 use super::memento::{MementoSet, accept_ranges, archived_url, asked_datetime_or_400, http_date};
 use super::rewrite::rewrite_html;
-use super::{AppState, State as AppStateRef, base_url, blocking, inline, pages, text_response};
+use super::{
+    AppState, State as AppStateRef, archive_failure, base_url, blocking, inline, pages,
+    text_response,
+};
 
 /// What a path under `/web/` asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -211,7 +214,10 @@ pub(crate) fn memento(
     }
     let archived = match archived_response(state, &chosen, modifier.is_empty()) {
         Ok(archived) => archived,
-        Err(error) => return text_response(StatusCode::BAD_GATEWAY, &format!("{error}\n")),
+        Err(error) => {
+            let what = format!("{} at {}", chosen.url, chosen.timestamp);
+            return archive_failure(state, StatusCode::BAD_GATEWAY, &what, &error);
+        }
     };
     let mut response = if modifier.is_empty() {
         negotiated(state, headers, &set, &chosen, archived)
@@ -315,7 +321,10 @@ fn negotiated(
         Err(ReplayError::NotRdf { .. } | ReplayError::Rdf(_) | ReplayError::Decode { .. }) => {
             return raw(set, capture, archived, "");
         }
-        Err(error) => return text_response(StatusCode::BAD_GATEWAY, &format!("{error}\n")),
+        Err(error) => {
+            let what = format!("{} at {}", capture.url, capture.timestamp);
+            return archive_failure(state, StatusCode::BAD_GATEWAY, &what, &error);
+        }
     };
     // Nobody waits for a page or a serialisation of this graph any more.
     if super::abandon::abandoned() {
