@@ -439,3 +439,48 @@ fn bad_files_offsets_and_arguments_are_refused() {
         "csv",
     );
 }
+
+/// A gzip member whose checksum does not match its data: the whole record inflates, and the
+/// damage shows only at its end. Nothing of it reaches standard output, in any mode, from a
+/// file or from standard input.
+#[test]
+fn a_record_failing_its_gzip_checksum_writes_nothing() {
+    let body = "<http://e.org/s> <http://e.org/p> \"o\" .\n".repeat(200);
+    let http = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let record = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000001>\r\n\
+         WARC-Date: 2026-01-01T00:00:00Z\r\nWARC-Target-URI: http://e.org/d\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+        http.len()
+    );
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(record.as_bytes()).unwrap();
+    let mut member = encoder.finish().unwrap();
+    let crc_at = member.len() - 8;
+    member[crc_at] ^= 0xff;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("damaged.warc.gz");
+    std::fs::write(&file, &member).unwrap();
+
+    for mode in MODES {
+        let mut args = vec!["extract"];
+        if !mode.is_empty() {
+            args.push(mode);
+        }
+        let from_file = run(ldwarc().args(&args).arg(&file).arg("0"));
+        let from_stdin = run_with_stdin(ldwarc().args(&args).args(["-", "0"]), &member);
+        for output in [from_file, from_stdin] {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{mode}: {stderr}");
+            assert!(
+                output.stdout.is_empty(),
+                "{mode}: {} bytes written",
+                output.stdout.len()
+            );
+            assert!(stderr.contains("offset 0"), "{mode}: {stderr}");
+        }
+    }
+}

@@ -50,7 +50,7 @@ pub fn extract(args: ExtractArgs) -> io::Result<i32> {
                 format!("the input ends after {skipped} bytes"),
             )));
         }
-        extract_record(stdin, part, &mut out).map_err(located)?;
+        extract_held_back(stdin, part, &mut out).map_err(located)?;
     } else {
         let mut file = File::open(&args.file)
             .map_err(|e| io::Error::new(e.kind(), format!("{name}: cannot open: {e}")))?;
@@ -62,8 +62,70 @@ pub fn extract(args: ExtractArgs) -> io::Result<i32> {
             )));
         }
         file.seek(SeekFrom::Start(args.offset))?;
-        extract_record(file, part, &mut out).map_err(located)?;
+        extract_held_back(file, part, &mut out).map_err(located)?;
     }
     out.flush()?;
     Ok(0)
+}
+
+/// Records up to this size are written only once read whole and checked.
+const HOLD_BACK_BYTES: usize = 64 << 20;
+
+/// [`extract_record`], holding the output back until the record has been read to its end:
+/// a damaged gzip member is often found only by its checksum at the end, and what was
+/// inflated before it must not reach the output as if it were the record. A record larger
+/// than [`HOLD_BACK_BYTES`] is streamed once that much is held; an error after that says so.
+fn extract_held_back(input: impl Read, part: ExtractPart, out: &mut dyn Write) -> io::Result<()> {
+    let mut held = HeldBack {
+        out,
+        held: Vec::new(),
+        streamed: 0,
+    };
+    match extract_record(input, part, &mut held) {
+        Ok(()) => held.release(),
+        Err(error) if held.streamed > 0 => Err(io::Error::new(
+            error.kind(),
+            format!(
+                "{error} (the first {} bytes of this large record were already written)",
+                held.streamed
+            ),
+        )),
+        Err(error) => Err(error),
+    }
+}
+
+/// Output held in memory up to [`HOLD_BACK_BYTES`], then passed through.
+struct HeldBack<'a> {
+    out: &'a mut dyn Write,
+    held: Vec<u8>,
+    /// Bytes already passed to `out`.
+    streamed: u64,
+}
+
+impl HeldBack<'_> {
+    fn release(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.held)?;
+        self.streamed += self.held.len() as u64;
+        self.held = Vec::new();
+        Ok(())
+    }
+}
+
+impl Write for HeldBack<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.streamed > 0 {
+            self.out.write_all(bytes)?;
+            self.streamed += bytes.len() as u64;
+        } else {
+            self.held.extend_from_slice(bytes);
+            if self.held.len() > HOLD_BACK_BYTES {
+                self.release()?;
+            }
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }

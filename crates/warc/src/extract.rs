@@ -93,10 +93,25 @@ pub fn extract(input: impl Read, part: ExtractPart, out: &mut impl Write) -> io:
     if raw.fill_buf()?.starts_with(&[0x1f, 0x8b]) {
         // Like warcio: one gzip member, the one holding the record.
         let member = flate2::bufread::GzDecoder::new(raw);
-        extract_plain(&mut BufReader::new(member), part, out)
+        let mut member = BufReader::new(member);
+        extract_plain(&mut member, part, out)?;
+        verify_member_end(&mut member)
     } else {
         extract_plain(&mut raw, part, out)
     }
+}
+
+/// What may follow a record in its gzip member (normally the two line ends) and still be read
+/// to reach the member's checksum; a member holding more (a whole file compressed as one) is
+/// not read further.
+const MEMBER_TAIL_BYTES: u64 = 1 << 20;
+
+/// Reads the rest of the record's gzip member, so that its checksum and length are checked:
+/// damaged data inflates to wrong bytes that often only the checksum reveals.
+fn verify_member_end(member: &mut impl BufRead) -> io::Result<()> {
+    io::copy(&mut member.take(MEMBER_TAIL_BYTES), &mut io::sink())
+        .map(|_| ())
+        .map_err(|e| io::Error::new(e.kind(), format!("gzip member: {e}")))
 }
 
 fn extract_plain(
