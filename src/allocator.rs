@@ -4,7 +4,8 @@
 //! memory with transparent huge pages where the system allows them on request: that speeds
 //! up commands holding large graphs (`parse` of a large file) and costs a short command
 //! such as `ldwarc query` a fraction of a millisecond at start (clearing its first 2 MiB
-//! page); `benches/index_throughput.rs` prints that command's latency.
+//! page); `benches/index_throughput.rs` prints that command's latency. The server turns
+//! huge pages off ([`configure_for_server`]).
 
 /// The allocator of every command.
 #[global_allocator]
@@ -15,13 +16,22 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// the mimalloc 3 that libmimalloc-sys builds).
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Gives freed memory back to the system at once instead of after mimalloc's delay, which
-/// a thread only honours the next time it allocates. For the server: a thread that streamed
-/// a large answer and then waits on a stalled client would otherwise keep what it freed.
-pub fn return_freed_memory_at_once() {
+/// Sets the allocator up for a long-running server, whose memory must follow what its
+/// requests hold: freed memory goes back to the system at once instead of after mimalloc's
+/// delay (which a thread only honours the next time it allocates: one that streamed a large
+/// answer and then waits on a stalled client would keep what it freed), and no transparent
+/// huge pages (one touched byte would make 2 MiB resident, so the resident size of a server
+/// with many small requests would grow in steps unrelated to them).
+pub fn configure_for_server() {
     // SAFETY: mi_option_set only records the option's value, which mimalloc reads on its
     // next purge; any value is valid for this option.
     unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 0) }
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes integer arguments only and sets a flag of this
+    // process's memory map, which the kernel checks at each later page fault.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ pub struct ServeArgs {
 
 /// `ldwarc serve`: runs until killed. Exit status 2 for a configuration the server refuses.
 pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
-    crate::allocator::return_freed_memory_at_once();
+    crate::allocator::configure_for_server();
     let bind = match resolve_bind(&args.bind) {
         Ok(bind) => bind,
         Err(message) => {
