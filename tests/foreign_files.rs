@@ -132,7 +132,7 @@ fn a_warc_gzipped_as_one_stream_is_not_indexed_and_verify_says_so() {
         ],
     );
     let (code, out, stderr) = stdout(&root, &["index"]);
-    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("whole.warc.gz") && stderr.contains("not individually addressable"),
         "{stderr}"
@@ -256,7 +256,7 @@ fn an_unparseable_warc_date_is_reported_and_not_indexed_as_1970() {
     bytes.extend(good("http://a.example/y"));
     let root = root_with(dir.path(), &[("dates.warc", bytes)]);
     let (code, out, stderr) = stdout(&root, &["index"]);
-    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("WARC-Date \"yesterday\" is not a date")
             && stderr.contains("http://a.example/x"),

@@ -85,8 +85,11 @@ fn ldwarc_ok(args: &[&str], root: &Path) -> String {
 
 /// Runs `ldwarc index`, returning the numbers of captures added and of revisits it reports
 /// unresolved.
+/// Runs `ldwarc index`: captures added and revisits unresolved, having checked that the exit
+/// status is 1 exactly when damaged places were reported.
 fn index(root: &Path) -> (u64, u64) {
-    let stdout = ldwarc_ok(&["index"], root);
+    let output = run(ldwarc().arg("index").arg("--root").arg(root));
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let summary = stdout
         .lines()
         .find(|l| l.starts_with("indexed "))
@@ -100,6 +103,13 @@ fn index(root: &Path) -> (u64, u64) {
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| panic!("no {label:?} count in {summary:?}"))
     };
+    let damaged = count("damaged places");
+    assert_eq!(
+        output.status.code(),
+        Some(if damaged > 0 { 1 } else { 0 }),
+        "{summary}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     (count("captures added"), count("revisits unresolved"))
 }
 
