@@ -315,11 +315,17 @@ fn write_hierarchical(out: &mut dyn Write, fit: &HierarchicalStats) -> io::Resul
     )
 }
 
-/// `[lo, hi]` of a 95% interval, `∞` for an unbounded end.
+/// `[lo, hi]` of a 95% interval, `∞` (or `−∞`) for an end the data do not bound, and
+/// `not bounded by the data` when neither is.
 pub(crate) fn interval(ends: [f64; 2], show: impl Fn(f64) -> String) -> String {
+    if !ends[0].is_finite() && !ends[1].is_finite() {
+        return "[95% not bounded by the data]".to_string();
+    }
     let end = |v: f64| {
         if v.is_finite() {
             show(v)
+        } else if v < 0.0 {
+            "−∞".to_string()
         } else {
             "∞".to_string()
         }
@@ -541,6 +547,18 @@ fn write_snapshot_csv(out: &mut dyn Write, snapshots: &[SnapshotStats]) -> io::R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interval_ends_say_which_side_is_unbounded() {
+        let show = |v: f64| format!("{v}");
+        assert_eq!(interval([1.0, 2.0], show), "[95% 1–2]");
+        assert_eq!(interval([1.0, f64::INFINITY], show), "[95% 1–∞]");
+        assert_eq!(interval([f64::NEG_INFINITY, 2.0], show), "[95% −∞–2]");
+        assert_eq!(
+            interval([f64::NEG_INFINITY, f64::INFINITY], show),
+            "[95% not bounded by the data]"
+        );
+    }
 
     #[test]
     fn formats_rates_and_csv_fields() {

@@ -75,6 +75,14 @@ const RAYS: usize = 12;
 /// Shapes outside this range are refused by the optimiser.
 const SHAPE_RANGE: (f64, f64) = (0.05, 50.0);
 
+/// Shapes sampled across a shape interval when a figure's interval is taken over the box of
+/// the parameters' intervals.
+const SHAPE_SAMPLES: usize = 24;
+
+/// A shape standing for "no bound above": figures of a Weibull this regular are their limit
+/// as the shape grows (the mean within 1e-6 of the scale).
+const SHAPE_LIMIT: f64 = 1e6;
+
 /// Fewer documents than this per thread are not worth a thread.
 const DOCUMENTS_PER_THREAD: usize = 4096;
 
@@ -261,16 +269,49 @@ impl HierarchicalFit {
     /// The 95% profile-likelihood interval of a figure computed from the Weibull (a mean, a
     /// re-indexing period …): its least and greatest value over the boundary of the
     /// likelihood region (for a figure without an extremum inside the region, which the
-    /// profile interval of a scalar function is). Infinite ends when the region is unbounded.
+    /// profile interval of a scalar function is).
+    ///
+    /// When the region is not closed because the shape is not bounded above (documents that
+    /// change almost regularly), the extremes over the box of the shape's and the scale's
+    /// profile intervals instead, the shape followed to its limit: that box holds the region,
+    /// so the interval is at least as wide as the profile interval. Figures are taken to be
+    /// monotone in the scale (a time scale: means, medians and periods grow with it).
+    /// Infinite ends when the scale or the shape's lower end is not bounded either.
     pub fn interval_of(&self, figure: impl Fn(Weibull) -> f64) -> (f64, f64) {
-        if self.region.is_empty() {
+        let centre = figure(self.weibull);
+        let extremes = |values: &mut dyn Iterator<Item = f64>| {
+            values.fold((centre, centre), |(lo, hi), v| (lo.min(v), hi.max(v)))
+        };
+        if !self.region.is_empty() {
+            return extremes(&mut self.region.iter().map(|&w| figure(w)));
+        }
+        let (shape_lo, shape_hi) = self.shape_interval;
+        let (scale_lo, scale_hi) = self.scale_interval;
+        if !(shape_lo.is_finite() && scale_lo.is_finite() && scale_hi.is_finite()) {
             return (f64::NEG_INFINITY, f64::INFINITY);
         }
-        let centre = figure(self.weibull);
-        self.region
-            .iter()
-            .map(|&w| figure(w))
-            .fold((centre, centre), |(lo, hi), v| (lo.min(v), hi.max(v)))
+        let shape_top = if shape_hi.is_finite() {
+            shape_hi
+        } else {
+            SHAPE_RANGE.1
+        };
+        let mut shapes: Vec<f64> = (0..=SHAPE_SAMPLES)
+            .map(|i| {
+                let t = i as f64 / SHAPE_SAMPLES as f64;
+                (shape_lo.ln() + t * (shape_top.ln() - shape_lo.ln())).exp()
+            })
+            .collect();
+        if !shape_hi.is_finite() {
+            shapes.push(SHAPE_LIMIT);
+        }
+        let scales = [scale_lo, self.weibull.scale, scale_hi];
+        let mut values = shapes.iter().flat_map(|&shape| {
+            scales
+                .iter()
+                .filter_map(move |&scale| Weibull::new(shape, scale).ok())
+                .map(&figure)
+        });
+        extremes(&mut values)
     }
 }
 
@@ -848,6 +889,41 @@ mod tests {
     use super::*;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
+
+    /// A fit whose likelihood region is not closed: shape bounded below only.
+    fn fit_with_open_shape(scale_interval: (f64, f64)) -> HierarchicalFit {
+        HierarchicalFit {
+            weibull: Weibull::new(50.0, 545.21).unwrap(),
+            shape_interval: (37.86, f64::INFINITY),
+            scale_interval,
+            log_likelihood: -10.0,
+            documents: 18,
+            exact_changes: 18,
+            changed_intervals: 5,
+            converged: true,
+            evaluations: 0,
+            grid_step: 0.1,
+            region: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_figure_is_bounded_when_only_the_shape_is_not_bounded_above() {
+        let fit = fit_with_open_shape((540.49, 550.72));
+        let (lo, hi) = fit.interval_of(|w| w.mean());
+        let least = Weibull::new(37.86, 540.49).unwrap().mean();
+        assert!((lo - least).abs() < 1e-9, "{lo} vs {least}");
+        assert!((hi - 550.72).abs() < 1e-3, "{hi}: the mean's limit is the scale");
+        assert!(lo <= fit.weibull.mean() && fit.weibull.mean() <= hi);
+        let (lo, hi) = fit.interval_of(|w| w.median());
+        assert!(lo <= fit.weibull.median() && fit.weibull.median() <= hi && hi <= 550.72);
+
+        let unbounded = fit_with_open_shape((540.49, f64::INFINITY));
+        assert_eq!(
+            unbounded.interval_of(|w| w.mean()),
+            (f64::NEG_INFINITY, f64::INFINITY)
+        );
+    }
 
     /// One document of mean change time `mean` seen at `visits`: changes by a stationary
     /// Poisson process; with `last_modified`, each visit reports the latest change.
