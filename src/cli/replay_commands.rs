@@ -183,13 +183,17 @@ impl DiffArgs {
     }
 }
 
-/// Splits `URL@DATE` at its last `@` (URLs may contain `@`, dates never do).
+/// Splits `URL@DATE` at its last `@` (URLs may contain `@`, dates never do); a last `@` that
+/// starts a path segment and is not followed by a date belongs to the URL.
 fn split_target(target: &str) -> Result<(String, Option<ReplayDate>), io::Error> {
     match target.rsplit_once('@') {
-        Some((url, date)) if !date.contains('/') => {
-            let date = ReplayDate::parse(date).map_err(invalid)?;
-            Ok((url.to_string(), Some(date)))
-        }
+        Some((url, date)) if !date.contains('/') => match ReplayDate::parse(date) {
+            Ok(date) => Ok((url.to_string(), Some(date))),
+            // A path segment starting with `@` (`https://social.example/@alice`) is part of
+            // the URL; `…/@alice@2024` gives it a date.
+            Err(_) if url.ends_with('/') => Ok((target.to_string(), None)),
+            Err(error) => Err(invalid(error)),
+        },
         _ => Ok((target.to_string(), None)),
     }
 }
@@ -640,4 +644,34 @@ fn print_document_diff(
         difference.write(args.statement_format(), out)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(target: &str) -> (String, Option<String>) {
+        let (url, date) = split_target(target).unwrap();
+        (url, date.map(|d| d.timestamp()))
+    }
+
+    #[test]
+    fn a_path_segment_starting_with_at_is_part_of_the_url() {
+        let url = "https://social.example/@alice";
+        assert_eq!(split(url), (url.to_string(), None));
+        assert_eq!(
+            split(&format!("{url}@2024-03-15")),
+            (url.to_string(), Some("20240315235959".to_string()))
+        );
+        assert_eq!(
+            split("https://social.example/@alice/1234"),
+            ("https://social.example/@alice/1234".to_string(), None)
+        );
+        assert_eq!(
+            split("http://example.org/doc@2024"),
+            ("http://example.org/doc".to_string(), Some("20241231235959".to_string()))
+        );
+        let error = split_target("http://example.org/doc@yesterday").unwrap_err();
+        assert!(error.to_string().contains("\"yesterday\" is not a date"), "{error}");
+    }
 }
