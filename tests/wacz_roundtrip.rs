@@ -283,3 +283,81 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+/// A package of the captures since a date holds, in its index, the originals its revisits
+/// refer to (captured earlier): pywb, serving the package's `archive/` with its
+/// `indexes/index.cdxj`, replays the revisit with the original's payload, and `pages.jsonl`
+/// lists the document the revisit shows.
+#[test]
+fn a_package_since_a_date_indexes_the_originals_of_its_revisits() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("archive");
+    let url = "http://data.example/doc.ttl";
+    let body = b"<http://data.example/doc> <http://purl.org/dc/terms/title> \"Doc\" .\n";
+    let original_date = "2024-01-01T00:00:00Z";
+    let digest = {
+        use sha1::Digest;
+        format!(
+            "sha1:{}",
+            data_encoding::BASE32.encode(&sha1::Sha1::digest(body))
+        )
+    };
+    let original = Exchange {
+        payload_digest: Some(digest.clone()),
+        ..Exchange::ok(url, original_date, "text/turtle", body)
+    };
+    // The payload unchanged a month later, recorded as a revisit of the first capture.
+    let revisit = Exchange {
+        body: Vec::new(),
+        revisit_of: Some((url.to_string(), original_date.to_string())),
+        payload_digest: Some(digest),
+        ..Exchange::ok(url, "2024-02-01T00:00:00Z", "text/turtle", b"")
+    };
+    write_archive(&root, &[original, revisit]);
+    let package = dir.path().join("since.wacz");
+    stdout_ok(
+        &run(ldwarc()
+            .args(["export", "--from", "2024-02-01", "--wacz"])
+            .arg(&package)
+            .arg("--root")
+            .arg(&root)),
+        "ldwarc export --from",
+    );
+    validate(&package);
+    let report = inspect(&package);
+    assert_eq!(report["bad"], serde_json::json!([]), "{report}");
+    let pages: Vec<&str> = report["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["url"].as_str())
+        .collect();
+    assert_eq!(pages, [url], "{report}");
+
+    let unpacked = dir.path().join("unpacked");
+    stdout_ok(
+        &run(std::process::Command::new(venv_bin("python"))
+            .args([
+                "-c",
+                "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])",
+            ])
+            .arg(&package)
+            .arg(&unpacked)),
+        "unzip the package",
+    );
+    let index = unpacked.join("indexes/index.cdxj");
+    let lines = std::fs::read_to_string(&index).unwrap();
+    assert_eq!(
+        lines.lines().count(),
+        2,
+        "the revisit and its original:\n{lines}"
+    );
+    let pywb = common::Pywb::start(&[common::PywbCollection {
+        name: "pkg",
+        index: &index,
+        archive_dir: &unpacked.join("archive"),
+    }]);
+    let answer = pywb.get(&format!("/pkg/20240201000000id_/{url}"));
+    assert_eq!(answer.status, 200, "{}\n{}", answer.text(), pywb.log());
+    assert_eq!(answer.body, body, "{}\n{}", answer.text(), pywb.log());
+}

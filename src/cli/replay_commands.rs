@@ -669,9 +669,15 @@ mod tests {
         );
         assert_eq!(
             split("http://example.org/doc@2024"),
-            ("http://example.org/doc".to_string(), Some("20241231235959".to_string()))
+            (
+                "http://example.org/doc".to_string(),
+                Some("20241231235959".to_string())
+            )
         );
         let error = split_target("http://example.org/doc@yesterday").unwrap_err();
-        assert!(error.to_string().contains("\"yesterday\" is not a date"), "{error}");
+        assert!(
+            error.to_string().contains("\"yesterday\" is not a date"),
+            "{error}"
+        );
     }
 }

@@ -20,8 +20,11 @@ pub struct Exchange {
     pub headers: Vec<(String, String)>,
     /// The payload.
     pub body: Vec<u8>,
-    /// A `304` server-not-modified revisit of this earlier capture (URL, `WARC-Date`).
+    /// A revisit of this earlier capture (URL, `WARC-Date`): server-not-modified when the
+    /// status is `304`, else identical-payload-digest.
     pub revisit_of: Option<(String, String)>,
+    /// `WARC-Payload-Digest`, when given.
+    pub payload_digest: Option<String>,
 }
 
 impl Exchange {
@@ -34,6 +37,7 @@ impl Exchange {
             headers: vec![("Content-Type".into(), content_type.into())],
             body: body.to_vec(),
             revisit_of: None,
+            payload_digest: None,
         }
     }
 
@@ -81,11 +85,21 @@ pub fn write_warc_file(root: &Path, name: &str, exchanges: &[Exchange]) {
             exchange.date, exchange.url
         );
         match &exchange.revisit_of {
-            Some((url, date)) => header.push_str(&format!(
-                "WARC-Type: revisit\r\nWARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified\r\n\
-                 WARC-Refers-To-Target-URI: {url}\r\nWARC-Refers-To-Date: {date}\r\n"
-            )),
+            Some((url, date)) => {
+                let profile = if exchange.status == 304 {
+                    "server-not-modified"
+                } else {
+                    "identical-payload-digest"
+                };
+                header.push_str(&format!(
+                    "WARC-Type: revisit\r\nWARC-Profile: http://netpreserve.org/warc/1.1/revisit/{profile}\r\n\
+                     WARC-Refers-To-Target-URI: {url}\r\nWARC-Refers-To-Date: {date}\r\n"
+                ))
+            }
             None => header.push_str("WARC-Type: response\r\n"),
+        }
+        if let Some(digest) = &exchange.payload_digest {
+            header.push_str(&format!("WARC-Payload-Digest: {digest}\r\n"));
         }
         header.push_str(&format!("Content-Length: {}\r\n\r\n", block.len()));
         file.write_all(header.as_bytes()).expect("write");

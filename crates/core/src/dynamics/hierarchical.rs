@@ -913,7 +913,10 @@ mod tests {
         let (lo, hi) = fit.interval_of(|w| w.mean());
         let least = Weibull::new(37.86, 540.49).unwrap().mean();
         assert!((lo - least).abs() < 1e-9, "{lo} vs {least}");
-        assert!((hi - 550.72).abs() < 1e-3, "{hi}: the mean's limit is the scale");
+        assert!(
+            (hi - 550.72).abs() < 1e-3,
+            "{hi}: the mean's limit is the scale"
+        );
         assert!(lo <= fit.weibull.mean() && fit.weibull.mean() <= hi);
         let (lo, hi) = fit.interval_of(|w| w.median());
         assert!(lo <= fit.weibull.median() && fit.weibull.median() <= hi && hi <= 550.72);

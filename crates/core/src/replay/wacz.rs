@@ -83,6 +83,7 @@ pub fn export_wacz(
             "no capture matches the selection: nothing to package",
         ));
     }
+    let originals = outside_originals(archive, &captures)?;
     let files = files_of(&captures);
     let names = zip_names(&files);
     let partial = out.with_extension("wacz.partial");
@@ -93,7 +94,7 @@ pub fn export_wacz(
         .unwrap_or(Path::new("."));
     fs::metadata(dir)
         .map_err(|e| named(io::Error::new(e.kind(), format!("{}: {e}", dir.display()))))?;
-    let result = write_package(archive, &captures, &files, &names, &partial);
+    let result = write_package(archive, &captures, &originals, &files, &names, &partial);
     match result {
         Ok(pages) => {
             fs::rename(&partial, out).map_err(named)?;
@@ -137,6 +138,37 @@ fn selected(archive: &ReplayArchive, selection: &WaczSelection) -> io::Result<Ve
     }
     captures.sort_by_cached_key(cdxj_line);
     Ok(captures)
+}
+
+/// The captures of the originals of `captures`' revisits that are not among them (a selection
+/// by time leaves out originals captured before it): replay tools find a revisit's payload
+/// through the package's index, so these are indexed too (their files are packaged anyway).
+fn outside_originals(archive: &ReplayArchive, captures: &[Capture]) -> io::Result<Vec<Capture>> {
+    let inside: BTreeSet<(&str, u64)> = captures
+        .iter()
+        .map(|c| (c.filename.as_str(), c.offset))
+        .collect();
+    let mut wanted: BTreeMap<(String, u64), String> = BTreeMap::new();
+    for capture in captures {
+        if let Some(original) = &capture.original
+            && !inside.contains(&(original.filename.as_str(), original.offset))
+        {
+            let url = capture.refers_to_url.as_deref().unwrap_or(&capture.url);
+            wanted
+                .entry((original.filename.clone(), original.offset))
+                .or_insert_with(|| ldwarc_surt::surt(url));
+        }
+    }
+    let mut found = Vec::new();
+    let keys: BTreeSet<&String> = wanted.values().collect();
+    for key in keys {
+        for capture in archive.merged_index().lookup(key)? {
+            if wanted.contains_key(&(capture.filename.clone(), capture.offset)) {
+                found.push(capture);
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// The WARC files (paths under `warc/`) the captures and their revisits' originals lie in.
@@ -213,6 +245,7 @@ fn zip_error(error: zip::result::ZipError) -> io::Error {
 fn write_package(
     archive: &ReplayArchive,
     captures: &[Capture],
+    originals: &[Capture],
     files: &BTreeSet<String>,
     names: &BTreeMap<String, String>,
     out: &Path,
@@ -242,13 +275,20 @@ fn write_package(
             ldwarc_path: Some(file.clone()),
         });
     }
+    let mut lines: Vec<String> = captures
+        .iter()
+        .chain(originals)
+        .map(|capture| {
+            cdxj_line(&Capture {
+                filename: names[&capture.filename].clone(),
+                ..capture.clone()
+            })
+        })
+        .collect();
+    lines.sort_unstable();
     let mut index = String::new();
-    for capture in captures {
-        let renamed = Capture {
-            filename: names[&capture.filename].clone(),
-            ..capture.clone()
-        };
-        index.push_str(&cdxj_line(&renamed));
+    for line in lines {
+        index.push_str(&line);
         index.push('\n');
     }
     let (pages, page_count) = pages_jsonl(archive, captures);
@@ -310,10 +350,13 @@ fn datapackage(resources: &[Resource]) -> String {
 /// replayable capture) at its first capture, titled from its latest graph when it has one.
 fn pages_jsonl(archive: &ReplayArchive, captures: &[Capture]) -> (String, usize) {
     let mut first: BTreeMap<&str, &Capture> = BTreeMap::new();
-    for capture in captures
-        .iter()
-        .filter(|c| is_replayable(c) && c.status.is_some_and(|s| (200..300).contains(&s)))
-    {
+    // A revisit of a successful answer (a 304 to a conditional request) shows that document too.
+    let shows_a_document = |c: &Capture| {
+        is_replayable(c)
+            && (c.status.is_some_and(|s| (200..300).contains(&s))
+                || (c.record_type == "revisit" && c.status == Some(304) && c.original.is_some()))
+    };
+    for capture in captures.iter().filter(|c| shows_a_document(c)) {
         let entry = first.entry(capture.url.as_str()).or_insert(capture);
         if capture.timestamp < entry.timestamp {
             *entry = capture;
