@@ -334,6 +334,11 @@ fn old_spellings_work_with_a_deprecation_note() {
         .arg(archive()));
     let text = stdout_ok(&output, "ldwarc query --output json");
     assert_eq!(text.lines().count(), 3, "{text}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("deprecated") && stderr.contains("--format"),
+        "{stderr}"
+    );
 
     // A bare number is still a number of days for the planning commands.
     let bare = run(ldwarc().args([

@@ -1457,7 +1457,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__query)
-            opts="-v -q -h --root --match --from --to --closest --sort --limit --filter --fields --format --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --match --from --to --closest --sort --limit --filter --fields --format --output --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1500,6 +1500,10 @@ _ldwarc() {
                     return 0
                     ;;
                 --format)
+                    COMPREPLY=($(compgen -W "cdxj json text" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
                     COMPREPLY=($(compgen -W "cdxj json text" -- "${cur}"))
                     return 0
                     ;;

@@ -131,7 +131,10 @@ closest\t'By distance to `closest` (the default when `closest` is given)'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l limit -d 'At most N results (0: no limit)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l filter -d '`[!][=|~]field:value` (substring, exact, or regex anchored at the start; `!` negates); repeatable, all must match' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l fields -d 'Fields to print, comma-separated (urlkey,timestamp,url,mime,status,digest,length,offset,filename,redirect)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l format -d 'Output format (`--output` is a deprecated spelling of this flag)' -r -f -a "cdxj\t'`urlkey timestamp {json}`'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l format -d 'Output format' -r -f -a "cdxj\t'`urlkey timestamp {json}`'
+json\t'One JSON object per line'
+text\t'Space-separated fields (`-` when absent)'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l output -d 'The former spelling of --format, noted as deprecated when used' -r -f -a "cdxj\t'`urlkey timestamp {json}`'
 json\t'One JSON object per line'
 text\t'Space-separated fields (`-` when absent)'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'

@@ -308,9 +308,12 @@ pub struct QueryArgs {
     /// Fields to print, comma-separated (urlkey,timestamp,url,mime,status,digest,length,offset,filename,redirect).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     fields: Option<Vec<String>>,
-    /// Output format (`--output` is a deprecated spelling of this flag).
-    #[arg(long = "format", alias = "output", value_enum, default_value = "cdxj")]
+    /// Output format.
+    #[arg(long = "format", value_enum, default_value = "cdxj")]
     format: QueryOutput,
+    /// The former spelling of --format, noted as deprecated when used.
+    #[arg(long = "output", value_enum, hide = true, conflicts_with = "format")]
+    output: Option<QueryOutput>,
 }
 
 /// The capture indexes of `roots`, each of which must have one.
@@ -351,6 +354,13 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
         .map(|to| time_bound(&to, "--to", TimeBound::To))
         .transpose()
         .map_err(invalid)?;
+    let format = match args.output {
+        Some(format) => {
+            super::flags::deprecated("--output is now --format");
+            format
+        }
+        None => args.format,
+    };
     let index = open_indexes(&args.root.roots)?;
     let query = CdxQuery {
         url: args.url,
@@ -367,11 +377,7 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
     let captures = run_query(&index, &query)?;
     let mut out = output::stdout();
     for capture in &captures {
-        writeln!(
-            out,
-            "{}",
-            render(capture, args.format, args.fields.as_deref())
-        )?;
+        writeln!(out, "{}", render(capture, format, args.fields.as_deref()))?;
     }
     out.flush()?;
     Ok(0)

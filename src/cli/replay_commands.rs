@@ -352,8 +352,7 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
             });
             writeln!(out, "{object}")?;
         } else {
-            writeln!(
-                out,
+            let line = format!(
                 "{}  {}  {:<8}  {}  {:>8}  {}  {:<10}{}",
                 capture.timestamp,
                 capture.status.map_or("-".to_string(), |s| s.to_string()),
@@ -373,7 +372,8 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
                 } else {
                     format!("  {detail}")
                 }
-            )?;
+            );
+            writeln!(out, "{}", line.trim_end())?;
         }
     }
     out.flush()?;

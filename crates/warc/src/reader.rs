@@ -620,7 +620,10 @@ impl<R: Read + Seek> WarcReader<R> {
                 }
             }
             Ok(None) => {
-                error.message.push_str("; no further records");
+                // The error may already say so (a header that ran to the end of the file).
+                if !error.message.ends_with("; no further records") {
+                    error.message.push_str("; no further records");
+                }
                 self.finished = true;
             }
             Err(e) => {

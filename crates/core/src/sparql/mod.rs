@@ -129,10 +129,17 @@ impl SparqlQuery {
                 .with_base_iri(base)
                 .map_err(|e| SparqlError::Query(format!("base IRI {base}: {e}")))?;
         }
-        parser
-            .parse_query(text)
-            .map(|query| SparqlQuery { query })
-            .map_err(|error| syntax_error(&error.to_string()))
+        match parser.clone().parse_query(text) {
+            Ok(query) => Ok(SparqlQuery { query }),
+            // An update parses as one: say what is wrong with it instead of the query
+            // parser's "expected CONSTRUCT".
+            Err(_) if parser.parse_update(text).is_ok() => Err(SparqlError::Query(
+                "SPARQL Update (INSERT, DELETE, LOAD, CLEAR …) is not supported: the archive is \
+                 read-only; give a SELECT, ASK, CONSTRUCT or DESCRIBE query"
+                    .to_string(),
+            )),
+            Err(error) => Err(syntax_error(&error.to_string())),
+        }
     }
 
     /// The query form.
@@ -222,6 +229,8 @@ mod tests {
 
     #[test]
     fn forms_are_told_apart() {
+        let update = SparqlQuery::parse("INSERT DATA { <a:b> <a:c> <a:d> }", None).unwrap_err();
+        assert!(update.to_string().contains("not supported"), "{update}");
         let form = |q: &str| SparqlQuery::parse(q, None).unwrap().form();
         assert_eq!(form("ASK { ?s ?p ?o }"), QueryForm::Ask);
         assert_eq!(form("CONSTRUCT WHERE { ?s ?p ?o }"), QueryForm::Construct);
