@@ -263,6 +263,10 @@ pub fn check_reader<R: Read + Seek>(reader: &mut WarcReader<R>) -> FileReport {
             );
         }
     }
+    if report.records == 0 && report.problems.is_empty() {
+        // Valid, but rarely meant: a writer that never wrote, a copy cut short.
+        report.warning(0, "no records: the file is empty");
+    }
     report
 }
 
@@ -613,4 +617,21 @@ pub fn check_paths(
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_without_records_is_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.warc.gz");
+        std::fs::write(&empty, b"").unwrap();
+        let report = check_path(&empty).unwrap();
+        assert_eq!(report.records, 0);
+        assert_eq!(report.count(Severity::Error), 0);
+        assert_eq!(report.count(Severity::Warning), 1);
+        assert!(report.problems[0].message.contains("no records"));
+    }
 }
