@@ -593,3 +593,47 @@ fn a_damaged_record_is_reported_by_history_and_stats() {
         "{failure}"
     );
 }
+
+/// A record whose payload no longer matches its recorded digest (changed after it was
+/// written) is replayed with a warning and exit status 1; an intact one without.
+#[test]
+fn replay_warns_when_a_payload_does_not_match_its_digest() {
+    use crate::warc_fixture::{Exchange, write_archive};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let url = "http://people.example/alice";
+    let body =
+        b"<http://people.example/alice#me> <http://xmlns.com/foaf/0.1/name> \"Alice Ames\" .\n";
+    let digest = {
+        use sha1::Digest;
+        format!(
+            "sha1:{}",
+            data_encoding::BASE32.encode(&sha1::Sha1::digest(body))
+        )
+    };
+    let exchange = Exchange {
+        payload_digest: Some(digest.clone()),
+        ..Exchange::ok(url, "2026-01-01T00:00:00Z", "text/turtle", body)
+    };
+    write_archive(root, &[exchange]);
+    let replay = || run(ldwarc().args(["replay", url, "--root"]).arg(root));
+
+    let intact = replay();
+    assert_eq!(intact.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&intact.stderr).contains("digest"));
+
+    let file = root.join("warc/fixture.warc");
+    let bytes = std::fs::read(&file).unwrap();
+    let at = bytes.windows(4).position(|w| w == b"Ames").unwrap();
+    let mut altered = bytes.clone();
+    altered[at + 3] = b'z';
+    std::fs::write(&file, altered).unwrap();
+    let output = replay();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("does not match its recorded digest") && stderr.contains(&digest),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Alice Amez"));
+}

@@ -319,7 +319,11 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "the latest capture's bytes as served",
                 ),
             ],
-            exit_status: none,
+            exit_status: &[(
+                "1",
+                "a graph was printed but is partial, or the payload does not match its recorded \
+                 digest (each reported)",
+            )],
             environment: none,
             files: ROOT_FILES,
         },

@@ -241,7 +241,23 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
         out.flush()?;
         return Ok(0);
     }
+    let (is_revisit, digest) = (capture.record_type == "revisit", capture.digest.clone());
     let document = archive.document_of(resolution)?;
+    let capture = &document.resolution.capture;
+    // A revisit's payload is its original's, whose digest the revisit may not carry.
+    let altered = !is_revisit
+        && digest
+            .as_deref()
+            .is_some_and(|digest| document.response.matches_digest(digest) == Some(false));
+    if altered {
+        eprintln!(
+            "ldwarc: warning: {} {}: the payload does not match its recorded digest {}: the \
+             record was altered or damaged after it was written",
+            capture.url,
+            capture.timestamp,
+            capture.digest.as_deref().unwrap_or("-")
+        );
+    }
     report_parse(&archive, &document);
     report_mislabelled(&document);
     let format = args
@@ -259,8 +275,8 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
     )
     .map_err(|e| io::Error::other(format!("{}: {e}", document.url())))?;
     out.flush()?;
-    // A partial graph is printed, but scripts must be able to tell it from a whole one.
-    Ok(if document.parsed.error.is_some() {
+    // A partial graph or an altered record is printed, but scripts must be able to tell.
+    Ok(if altered || document.parsed.error.is_some() {
         1
     } else {
         0

@@ -25,6 +25,27 @@ pub struct ArchivedResponse {
     pub truncated: bool,
 }
 
+impl ArchivedResponse {
+    /// Whether the payload hashes to `digest` (`sha1:…` and the other algorithms WARC files
+    /// use); `None` when that cannot be told: an algorithm ldwarc does not compute, a
+    /// malformed value, a payload cut at the read limit, or one stored chunked (writers
+    /// disagree on whether the digest covers the chunked or the de-chunked bytes).
+    pub fn matches_digest(&self, digest: &str) -> Option<bool> {
+        use ldwarc_warc::digest::{DigestValue, Hasher};
+        let chunked = self
+            .head
+            .header("transfer-encoding")
+            .is_some_and(|coding| coding.to_ascii_lowercase().contains("chunked"));
+        if self.truncated || chunked {
+            return None;
+        }
+        let expected = DigestValue::parse(digest)?;
+        let mut hasher = Hasher::new(expected.algorithm);
+        hasher.update(&self.payload);
+        Some(hasher.finish() == expected)
+    }
+}
+
 /// The path of a file named relative to `<root>/warc`, or of its `.open` twin while a crawl
 /// is still writing it. Names that would leave the WARC tree are refused.
 pub fn warc_path(root: &Path, filename: &str) -> io::Result<PathBuf> {
