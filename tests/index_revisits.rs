@@ -63,3 +63,77 @@ fn every_revisit_is_stored_with_its_original() {
     let again = update_index(&archive, &IndexOptions::default(), &|_, _| {}).expect("index again");
     assert_eq!((again.captures_added, again.unresolved_revisits), (0, 0));
 }
+
+/// A file rewritten after it was indexed (here: another record put before the original, so
+/// every offset moved and the file grew) is not taken for a file that was appended to: the
+/// index is rebuilt, and the revisit in another file finds its original at its new offset.
+#[test]
+fn a_rewritten_file_rebuilds_the_index_and_revisits_elsewhere_follow() {
+    use crate::common::{ldwarc, run};
+    use crate::warc_fixture::{Exchange, write_warc_file};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let url = "http://people.example/carol";
+    let body = b"<http://people.example/carol#me> <http://xmlns.com/foaf/0.1/name> \"Carol\" .\n";
+    let digest = {
+        use sha1::Digest;
+        format!(
+            "sha1:{}",
+            data_encoding::BASE32.encode(&sha1::Sha1::digest(body))
+        )
+    };
+    let original = Exchange {
+        payload_digest: Some(digest.clone()),
+        ..Exchange::ok(url, "2026-01-01T00:00:00Z", "text/turtle", body)
+    };
+    let revisit = Exchange {
+        body: Vec::new(),
+        revisit_of: Some((url.to_string(), "2026-01-01T00:00:00Z".to_string())),
+        payload_digest: Some(digest),
+        ..Exchange::ok(url, "2026-01-02T00:00:00Z", "text/turtle", b"")
+    };
+    write_warc_file(root, "a.warc", std::slice::from_ref(&original));
+    write_warc_file(root, "b.warc", &[revisit]);
+    let index = |extra: &[&str]| run(ldwarc().arg("index").args(extra).arg("--root").arg(root));
+    assert_eq!(index(&[]).status.code(), Some(0));
+    let replay = || {
+        run(ldwarc()
+            .args(["replay", &format!("{url}@20260102"), "--root"])
+            .arg(root))
+    };
+    assert_eq!(replay().status.code(), Some(0));
+
+    let other = Exchange::ok(
+        "http://people.example/dave",
+        "2025-12-31T00:00:00Z",
+        "text/turtle",
+        b"<http://people.example/dave#me> <http://xmlns.com/foaf/0.1/name> \"Dave\" .\n",
+    );
+    write_warc_file(root, "a.warc", &[other, original]);
+    let again = index(&[]);
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warc/a.warc changed") && stderr.contains("rebuilding"),
+        "{stderr}"
+    );
+    let verify = index(&["--verify"]);
+    assert_eq!(
+        verify.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+    let replayed = replay();
+    assert_eq!(
+        replayed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+    assert!(String::from_utf8_lossy(&replayed.stdout).contains("\"Carol\""));
+    let dave = run(ldwarc()
+        .args(["replay", "http://people.example/dave", "--root"])
+        .arg(root));
+    assert_eq!(dave.status.code(), Some(0));
+}

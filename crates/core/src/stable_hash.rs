@@ -3,7 +3,12 @@
 
 /// The 64-bit FNV-1a hash of `text`.
 pub fn fnv1a_64(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+    fnv1a_64_bytes(text.as_bytes())
+}
+
+/// The 64-bit FNV-1a hash of `bytes`.
+pub fn fnv1a_64_bytes(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })
 }

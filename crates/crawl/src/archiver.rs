@@ -539,7 +539,7 @@ impl ArchiverState {
         self.checkpoint.version = 1;
         self.checkpoint
             .files
-            .insert(filename, FileMark { end, size: end });
+            .insert(filename, FileMark::of_file(&open_path, end, end));
         Ok(())
     }
 }

@@ -220,6 +220,22 @@ pub fn update_index(
     } else {
         index.checkpoint()?
     };
+    if !options.rebuild
+        && let Some(changed) = rewritten_file(archive, &checkpoint)?
+    {
+        // Revisits in other files may point into it: only reading everything again puts
+        // them right.
+        tracing::warn!(
+            "warc/{changed} changed since it was indexed (rewritten or cut, not appended to): \
+             rebuilding the index"
+        );
+        drop(index);
+        let rebuild = IndexOptions {
+            rebuild: true,
+            ..options.clone()
+        };
+        return update_index(archive, &rebuild, progress);
+    }
     checkpoint.version = 1;
     let warc_dir = archive.warc_dir();
     let files = if warc_dir.exists() {
@@ -242,11 +258,7 @@ pub fn update_index(
         let start = match checkpoint.files.get(&name) {
             None => 0,
             Some(mark) if mark.size == len => continue,
-            Some(mark) if mark.size > len => {
-                // The file shrank (replaced or truncated): index it again from the start.
-                batch.remove_file(&name);
-                0
-            }
+            // It grew (a file that shrank or was rewritten made this run a rebuild).
             Some(mark) => mark.end,
         };
         work.push(FileWork {
@@ -355,6 +367,49 @@ pub fn original_in_index(
             _ => Ok(None),
         },
     }
+}
+
+/// Bytes before a file's indexed end that [`tail_fingerprint`] covers.
+const TAIL_BYTES: u64 = 4096;
+
+/// A fingerprint of the (up to) 4 KiB of `path` just before `end`: appending leaves them as
+/// they were, rewriting the file (recompressed, replaced) almost surely does not.
+pub(crate) fn tail_fingerprint(path: &Path, end: u64) -> io::Result<u64> {
+    use std::io::{Read, Seek, SeekFrom};
+    let start = end.saturating_sub(TAIL_BYTES);
+    let mut file = std::fs::File::open(path)?;
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::with_capacity((end - start) as usize);
+    file.take(end - start).read_to_end(&mut bytes)?;
+    Ok(crate::stable_hash::fnv1a_64_bytes(&bytes))
+}
+
+/// The first indexed file that is no longer what was indexed: smaller than when it was read,
+/// or grown with the bytes before its indexed end changed. A file that is gone is not one
+/// (its captures stay, as its records may be elsewhere again).
+fn rewritten_file(archive: &Archive, checkpoint: &Checkpoint) -> io::Result<Option<String>> {
+    let warc_dir = archive.warc_dir();
+    for (name, mark) in &checkpoint.files {
+        let path = warc_dir.join(name);
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        let len = meta.len();
+        let changed = if len < mark.size {
+            true
+        } else if len > mark.size {
+            match mark.tail {
+                Some(tail) => len < mark.end || tail_fingerprint(&path, mark.end)? != tail,
+                None => false,
+            }
+        } else {
+            false
+        };
+        if changed {
+            return Ok(Some(name.clone()));
+        }
+    }
+    Ok(None)
 }
 
 /// Captures between commits: [`COMMIT_EVERY_ENV`] if set to a positive number, else the default.
@@ -535,10 +590,7 @@ impl Adder<'_> {
                     .extend(errors.into_iter().map(|e| (file.name.clone(), e)));
                 self.checkpoint.files.insert(
                     file.name.clone(),
-                    FileMark {
-                        end,
-                        size: file.size,
-                    },
+                    FileMark::of_file(&file.path, end, file.size),
                 );
                 // Commits happen only here, between files, so a commit never holds part of
                 // a file.

@@ -545,9 +545,14 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, content).unwrap();
             let size = content.len() as u64;
-            checkpoint
-                .files
-                .insert(file.to_string(), FileMark { end: size, size });
+            checkpoint.files.insert(
+                file.to_string(),
+                FileMark {
+                    end: size,
+                    size,
+                    tail: None,
+                },
+            );
         }
         batch.commit(&checkpoint).unwrap();
         batch.finish().unwrap();

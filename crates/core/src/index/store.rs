@@ -51,6 +51,23 @@ pub struct FileMark {
     pub end: u64,
     /// The file's size when it was read: an unchanged size means nothing new to index.
     pub size: u64,
+    /// A fingerprint of the bytes just before `end` ([`super::indexer::tail_fingerprint`]):
+    /// a file that grew with these bytes changed was rewritten, not appended to. Absent in
+    /// indexes made before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<u64>,
+}
+
+impl FileMark {
+    /// The mark of `path` read up to `end` when it was `size` bytes long, with the
+    /// fingerprint of its bytes before `end` (none if they cannot be read now).
+    pub fn of_file(path: &Path, end: u64, size: u64) -> FileMark {
+        FileMark {
+            end,
+            size,
+            tail: super::indexer::tail_fingerprint(path, end).ok(),
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
