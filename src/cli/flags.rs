@@ -88,6 +88,25 @@ pub fn duration_seconds(text: &str) -> Result<Duration, String> {
     duration_with_bare_unit(text, 1.0, "seconds").map(Duration::from_secs_f64)
 }
 
+/// A duration as [`duration_seconds`] reads it, refused when zero (a limit of no time at all
+/// would refuse everything).
+pub fn positive_duration_seconds(text: &str) -> Result<Duration, String> {
+    let duration = duration_seconds(text)?;
+    if duration.is_zero() {
+        return Err(format!("{text:?}: must be more than 0"));
+    }
+    Ok(duration)
+}
+
+/// A count of at least 1 (a limit of 0 would refuse everything).
+pub fn positive_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err(format!("{text:?}: must be at least 1")),
+        Ok(count) => Ok(count),
+        Err(_) => Err(format!("{text:?}: expected a whole number")),
+    }
+}
+
 /// Parses a duration flag whose bare numbers historically meant seconds, returned in seconds.
 pub fn seconds_f64(text: &str) -> Result<f64, String> {
     duration_with_bare_unit(text, 1.0, "seconds")
@@ -257,6 +276,22 @@ const MAX_TIMESTAMP_DIGITS: usize = 23;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_of_zero_are_refused() {
+        assert_eq!(positive_count("3"), Ok(3));
+        assert!(positive_count("0").unwrap_err().contains("at least 1"));
+        assert!(positive_count("x").is_err());
+        assert_eq!(
+            positive_duration_seconds("250ms"),
+            Ok(Duration::from_millis(250))
+        );
+        assert!(
+            positive_duration_seconds("0s")
+                .unwrap_err()
+                .contains("more than 0")
+        );
+    }
 
     #[test]
     fn durations_take_units_and_refuse_absurd_values() {

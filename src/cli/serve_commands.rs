@@ -28,16 +28,16 @@ pub struct ServeArgs {
     )]
     token: Option<String>,
     /// Time a request may compute before it is answered 503.
-    #[arg(long, default_value = "20s", value_name = "DURATION", value_parser = flags::duration_seconds)]
+    #[arg(long, default_value = "20s", value_name = "DURATION", value_parser = flags::positive_duration_seconds)]
     request_timeout: Duration,
     /// Time a connection may take to send a request head (from its accept or from the last
     /// answer): slower or idle clients are disconnected.
-    #[arg(long, default_value = "20s", value_name = "DURATION", value_parser = flags::duration_seconds)]
+    #[arg(long, default_value = "20s", value_name = "DURATION", value_parser = flags::positive_duration_seconds)]
     head_timeout: Duration,
     /// Most captures a CDX query may hold in memory before it is refused (403): one URL's
     /// captures, or the whole answer for sort=reverse, closest= and limit=-N (answers in
     /// index order stream, whatever their size).
-    #[arg(long, default_value_t = 250_000, value_name = "N")]
+    #[arg(long, default_value_t = 250_000, value_name = "N", value_parser = flags::positive_count)]
     max_cdx_rows: usize,
     /// Memory the requests in flight may hold together (rows of CDX queries answered in
     /// another order than the index's, pieces of answers waiting for their clients); a
@@ -53,7 +53,7 @@ pub struct ServeArgs {
     zipnum: Option<std::path::PathBuf>,
     /// Without --zipnum, CDX pages (page, pageSize, showNumPages) are cut from the capture
     /// index in blocks of this many captures, as a ZipNum index is; a page is pageSize blocks.
-    #[arg(long, default_value_t = 3000, value_name = "N")]
+    #[arg(long, default_value_t = 3000, value_name = "N", value_parser = flags::positive_count)]
     cdx_block_captures: usize,
     /// Public read-only mode: serve the Wayback, CDX and Memento routes and the pages to
     /// anyone, on any address, without a token; every other endpoint is refused.
