@@ -592,6 +592,21 @@ fn a_damaged_record_is_reported_by_history_and_stats() {
         failure.contains(url) && failure.contains(&damaged_at),
         "{failure}"
     );
+
+    for extra in [&[][..], &["--exit-code"][..]] {
+        let diff = run(ldwarc()
+            .args(["diff", "@20260101", &format!("@{damaged_at}")])
+            .args(extra)
+            .arg("--root")
+            .arg(root));
+        let stdout = String::from_utf8_lossy(&diff.stdout);
+        assert_eq!(diff.status.code(), Some(1), "{extra:?}: {stdout}");
+        assert!(stdout.contains("1 failed documents"), "{stdout}");
+    }
+    let unchanged = run(ldwarc()
+        .args(["diff", "@20260101", "@20260101", "--exit-code", "--root"])
+        .arg(root));
+    assert_eq!(unchanged.status.code(), Some(0));
 }
 
 /// A record whose payload no longer matches its recorded digest (changed after it was

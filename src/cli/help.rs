@@ -407,7 +407,11 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "two local files, as JSON",
                 ),
             ],
-            exit_status: &[("1", "with --exit-code: the graphs differ")],
+            exit_status: &[(
+                "1",
+                "with --exit-code: the graphs differ; and for dates, whenever a document could \
+                 not be read (reported)",
+            )],
             environment: none,
             files: ROOT_FILES,
         },

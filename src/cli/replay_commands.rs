@@ -471,6 +471,7 @@ pub fn diff_command(args: DiffArgs) -> io::Result<i32> {
         Path::new(&args.old).is_file(),
         Path::new(&args.new).is_file(),
     );
+    let mut documents_failed = false;
     let differs = if old_is_file && new_is_file {
         diff_files(&args)?
     } else if old_is_file || new_is_file {
@@ -484,11 +485,19 @@ pub fn diff_command(args: DiffArgs) -> io::Result<i32> {
             "{missing}: no such file (comparing with the file {file})"
         )));
     } else if args.old.starts_with('@') {
-        diff_dates(&args)?
+        let (differs, failed) = diff_dates(&args)?;
+        documents_failed = failed > 0;
+        differs
     } else {
         diff_captures(&args)?
     };
-    Ok(if args.exit_code && differs { 1 } else { 0 })
+    // A document that could not be read is a problem to report, and with --exit-code it may
+    // have changed: either way 1.
+    Ok(if documents_failed || (args.exit_code && differs) {
+        1
+    } else {
+        0
+    })
 }
 
 fn diff_files(args: &DiffArgs) -> io::Result<bool> {
@@ -577,7 +586,8 @@ fn diff_captures(args: &DiffArgs) -> io::Result<bool> {
     print_graph_diff(&old.parsed.graph, &new.parsed.graph, args)
 }
 
-fn diff_dates(args: &DiffArgs) -> io::Result<bool> {
+/// Whether any document changed, and how many could not be read.
+fn diff_dates(args: &DiffArgs) -> io::Result<(bool, u64)> {
     let first = ReplayDate::parse(&args.old[1..]).map_err(invalid)?;
     let second_text = args.new.strip_prefix('@').unwrap_or(&args.new);
     let second = ReplayDate::parse(second_text).map_err(invalid)?;
@@ -616,7 +626,10 @@ fn diff_dates(args: &DiffArgs) -> io::Result<bool> {
         )?;
     }
     out.flush()?;
-    Ok(summary.added + summary.removed + summary.changed > 0)
+    Ok((
+        summary.added + summary.removed + summary.changed > 0,
+        summary.failed as u64,
+    ))
 }
 
 fn print_document_diff(
