@@ -137,3 +137,106 @@ fn a_rewritten_file_rebuilds_the_index_and_revisits_elsewhere_follow() {
         .arg(root));
     assert_eq!(dave.status.code(), Some(0));
 }
+
+/// One WARC record, uncompressed, with `fields` after the version line.
+fn plain_record(fields: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
+    let mut head = String::from("WARC/1.1\r\n");
+    for (name, value) in fields {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", block.len()));
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(block);
+    bytes.extend_from_slice(b"\r\n\r\n");
+    bytes
+}
+
+/// A `metadata` record of the same URL and second as a response (crawlers write them beside
+/// each fetch) is not the payload a later 304 revisit refers to; a `resource` record is
+/// replayed as the document it holds.
+#[test]
+fn revisits_resolve_to_payload_records_and_resources_replay() {
+    use crate::common::{ldwarc, run, stdout_ok};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("warc")).unwrap();
+    let url = "http://data.example/doc.ttl";
+    let date = "2026-01-01T00:00:00Z";
+    let body = "<http://data.example/doc> <http://purl.org/dc/terms/title> \"Doc\" .\n";
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let id = |n: u32| format!("<urn:uuid:00000000-0000-4000-8000-{n:012}>");
+    let mut file = plain_record(
+        &[
+            ("WARC-Type", "response"),
+            ("WARC-Record-ID", &id(1)),
+            ("WARC-Date", date),
+            ("WARC-Target-URI", url),
+            ("Content-Type", "application/http; msgtype=response"),
+        ],
+        response.as_bytes(),
+    );
+    file.extend(plain_record(
+        &[
+            ("WARC-Type", "metadata"),
+            ("WARC-Record-ID", &id(2)),
+            ("WARC-Date", date),
+            ("WARC-Target-URI", url),
+            ("WARC-Concurrent-To", &id(1)),
+            ("Content-Type", "application/json"),
+        ],
+        b"{\"fetchTimeMs\": 12}",
+    ));
+    file.extend(plain_record(
+        &[
+            ("WARC-Type", "revisit"),
+            ("WARC-Record-ID", &id(3)),
+            ("WARC-Date", "2026-01-02T00:00:00Z"),
+            ("WARC-Target-URI", url),
+            (
+                "WARC-Profile",
+                "http://netpreserve.org/warc/1.1/revisit/server-not-modified",
+            ),
+            ("WARC-Refers-To-Target-URI", url),
+            ("WARC-Refers-To-Date", date),
+            ("Content-Type", "application/http; msgtype=response"),
+        ],
+        b"HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\n\r\n",
+    ));
+    let void = "<http://data.example/void#ds> <http://rdfs.org/ns/void#triples> \"100\" .\n";
+    file.extend(plain_record(
+        &[
+            ("WARC-Type", "resource"),
+            ("WARC-Record-ID", &id(4)),
+            ("WARC-Date", date),
+            ("WARC-Target-URI", "http://data.example/void.nt"),
+            ("Content-Type", "application/n-triples"),
+        ],
+        void.as_bytes(),
+    ));
+    std::fs::write(root.join("warc/mixed.warc"), file).unwrap();
+    stdout_ok(&run(ldwarc().arg("index").arg("--root").arg(root)), "index");
+
+    let replay = |target: &str| {
+        stdout_ok(
+            &run(ldwarc().args(["replay", target, "--root"]).arg(root)),
+            &format!("replay {target}"),
+        )
+    };
+    assert_eq!(
+        replay(&format!("{url}@20260102")),
+        "<http://data.example/doc> <http://purl.org/dc/terms/title> \"Doc\" .\n"
+    );
+    assert_eq!(replay("http://data.example/void.nt"), void);
+    let history = stdout_ok(
+        &run(ldwarc().args(["history", url, "--root"]).arg(root)),
+        "history",
+    );
+    let changes: Vec<&str> = history
+        .lines()
+        .map(|line| line.split_whitespace().nth(6).unwrap_or(""))
+        .collect();
+    assert_eq!(changes, ["first", "unchanged"], "{history}");
+}

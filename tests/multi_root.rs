@@ -178,6 +178,7 @@ fn several_roots_answer_as_one_root_holding_every_file() {
             "@20240301",
         ],
         &["diff", "http://example.org/resource/Berlin@2023", "2025"],
+        &["stats", "--format", "json"],
     ];
     commands.extend(
         fixed

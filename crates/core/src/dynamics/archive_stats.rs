@@ -421,7 +421,7 @@ pub fn archive_stats(
 }
 
 /// The distinct URLs with replayable captures in `scope` (robots.txt files left out), in
-/// SURT order, and how many such captures they have.
+/// SURT order (URLs of one key by their spelling), and how many such captures they have.
 fn urls_in_scope(
     archive: &ReplayArchive,
     scope: &Scope,
@@ -431,7 +431,7 @@ fn urls_in_scope(
     let mut seen: HashSet<String> = HashSet::new();
     let mut captures = 0;
     archive
-        .index()
+        .merged_index()
         .scan_range(&start, end.as_deref(), |capture| {
             if !is_replayable(&capture) || is_robots_txt(&capture.url) {
                 return;
@@ -439,11 +439,14 @@ fn urls_in_scope(
             captures += 1;
             if !seen.contains(&capture.url) {
                 seen.insert(capture.url.clone());
-                urls.push(capture.url);
+                urls.push((capture.urlkey, capture.url));
             }
         })
         .map_err(ReplayError::io)?;
-    Ok((urls, captures))
+    // URLs of one key (http and https, with and without www.) in one order whatever order
+    // the scan met them in (it differs between one root and several).
+    urls.sort_unstable();
+    Ok((urls.into_iter().map(|(_, url)| url).collect(), captures))
 }
 
 fn is_robots_txt(url: &str) -> bool {
@@ -497,7 +500,7 @@ fn head_facts(
     };
     if capture.record_type != "revisit" {
         let read = read_response(
-            archive.root(),
+            archive.root_of(&capture.filename),
             &capture.filename,
             capture.offset,
             MAX_PAYLOAD_BYTES,
@@ -511,9 +514,14 @@ fn head_facts(
             Err(_) => (None, None),
         };
     }
-    let own_head = read_response(archive.root(), &capture.filename, capture.offset, 0)
-        .ok()
-        .map(|r| r.head);
+    let own_head = read_response(
+        archive.root_of(&capture.filename),
+        &capture.filename,
+        capture.offset,
+        0,
+    )
+    .ok()
+    .map(|r| r.head);
     let known = capture.digest.as_ref().and_then(|d| sizes.get(d)).copied();
     let original = if own_head.is_none() || known.is_none() {
         archive.response(capture).ok()

@@ -104,15 +104,24 @@ struct Candidate {
     by_digest: Option<u128>,
     /// Key of (exact URL, timestamp).
     by_time: u128,
+    /// Whether it can be an original at all ([`holds_payload`]).
+    holds_payload: bool,
     timestamp: Timestamp,
     time_micros: i64,
     offset: u64,
     length: u64,
 }
 
+/// Whether a revisit may refer to this capture's payload: a response or a resource record
+/// (not a request or metadata record, which may share the URL and second of a response).
+fn holds_payload(capture: &Capture) -> bool {
+    matches!(capture.record_type.as_str(), "response" | "resource")
+}
+
 impl Candidate {
     fn of(capture: &Capture) -> Self {
         Self {
+            holds_payload: holds_payload(capture),
             by_digest: capture
                 .digest
                 .as_deref()
@@ -612,6 +621,9 @@ impl Adder<'_> {
 
     /// Records a non-revisit capture as a candidate original.
     fn record(&mut self, candidate: Candidate, file: usize) {
+        if !candidate.holds_payload {
+            return;
+        }
         let entry = self.originals.entries.len();
         let next = match candidate.by_digest {
             Some(key) => self
@@ -732,7 +744,7 @@ fn best_of(
 /// Whether `capture` can be the original of a revisit with payload digest `digest` that
 /// refers to a time at or before `limit`.
 fn is_original(capture: &Capture, digest: &str, limit: &str) -> bool {
-    capture.record_type != "revisit"
+    holds_payload(capture)
         && capture.digest.as_deref() == Some(digest)
         && capture.timestamp.as_str() <= limit
 }
@@ -758,7 +770,7 @@ pub fn find_original_at(
     timestamp: &str,
 ) -> io::Result<Option<RecordLocation>> {
     Ok(best_of(index.lookup_captures(&surt(url))?, |c| {
-        c.record_type != "revisit" && c.url == url && c.timestamp == timestamp
+        holds_payload(c) && c.url == url && c.timestamp == timestamp
     })
     .map(|(_, location)| location))
 }

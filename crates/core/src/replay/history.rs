@@ -82,7 +82,8 @@ pub fn history_until(
         )?;
     }
     let mut by_digest: HashMap<String, Result<GraphSummary, NoSummary>> = HashMap::new();
-    let mut previous: Option<(Option<String>, GraphHash)> = None;
+    // The previous graph's capture: its payload digest, where its payload lies, its hash.
+    let mut previous: Option<(Option<String>, Option<(String, u64)>, GraphHash)> = None;
     let mut entries = Vec::with_capacity(captures.len());
     for capture in captures {
         if stop() {
@@ -125,15 +126,28 @@ pub fn history_until(
                 partial: None,
             },
             Ok((statements, hash, partial)) => {
+                // A revisit's payload is its original's: one that points where the previous
+                // payload lies (a 304 without a digest, say) repeats it byte for byte.
+                let payload_at = if capture.record_type == "revisit" {
+                    capture
+                        .original
+                        .as_ref()
+                        .map(|o| (o.filename.clone(), o.offset))
+                } else {
+                    Some((capture.filename.clone(), capture.offset))
+                };
                 let change = match &previous {
                     None => HistoryChange::First,
-                    Some((digest, _)) if digest.is_some() && *digest == capture.digest => {
+                    Some((digest, _, _)) if digest.is_some() && *digest == capture.digest => {
                         HistoryChange::Unchanged
                     }
-                    Some((_, earlier)) if earlier.hex == hash.hex => HistoryChange::SameGraph,
+                    Some((_, at, _)) if at.is_some() && *at == payload_at => {
+                        HistoryChange::Unchanged
+                    }
+                    Some((_, _, earlier)) if earlier.hex == hash.hex => HistoryChange::SameGraph,
                     Some(_) => HistoryChange::Changed,
                 };
-                previous = Some((capture.digest.clone(), hash.clone()));
+                previous = Some((capture.digest.clone(), payload_at, hash.clone()));
                 HistoryEntry {
                     capture,
                     statements: Some(statements),

@@ -250,6 +250,31 @@ fn read_response_in(
         .next_record()
         .ok_or_else(|| at("no record at this offset".into()))?
         .map_err(|e| at(e.to_string()))?;
+    if stored
+        .header
+        .get("WARC-Type")
+        .is_some_and(|kind| kind.eq_ignore_ascii_case("resource"))
+    {
+        // A resource record's block is the resource itself (a file imported, a DNS answer):
+        // it stands for a successful answer of its own Content-Type.
+        let head = HttpHead {
+            status: Some(200),
+            method: None,
+            protocol: "HTTP/1.1".to_string(),
+            headers: stored
+                .header
+                .get("Content-Type")
+                .map(|kind| vec![("Content-Type".to_string(), kind.to_string())])
+                .unwrap_or_default(),
+        };
+        let (payload, truncated) =
+            read_payload(&mut stored, Vec::new(), max_payload).map_err(|e| at(e.to_string()))?;
+        return Ok(ArchivedResponse {
+            head,
+            payload,
+            truncated,
+        });
+    }
     let mut head_bytes = Vec::new();
     let (head, head_length) = loop {
         let available = stored.fill_buf().map_err(|e| at(e.to_string()))?;
@@ -266,24 +291,32 @@ fn read_response_in(
             return Err(at("HTTP head longer than 1 MiB".into()));
         }
     };
-    let mut payload = head_bytes.split_off(head_length);
-    let mut truncated = payload.len() > max_payload;
-    payload.truncate(max_payload);
-    let remaining = max_payload.saturating_sub(payload.len()) as u64;
-    stored
-        .by_ref()
-        .take(remaining)
-        .read_to_end(&mut payload)
-        .map_err(|e| at(e.to_string()))?;
-    if !truncated && payload.len() == max_payload {
-        let mut probe = [0u8; 1];
-        truncated = stored.read(&mut probe).map_err(|e| at(e.to_string()))? > 0;
-    }
+    let (payload, truncated) =
+        read_payload(&mut stored, head_bytes.split_off(head_length), max_payload)
+            .map_err(|e| at(e.to_string()))?;
     Ok(ArchivedResponse {
         head,
         payload,
         truncated,
     })
+}
+
+/// The rest of a record's block after the bytes already read (`payload`), cut at `max_payload`
+/// bytes; whether it was cut.
+fn read_payload(
+    stored: &mut impl Read,
+    mut payload: Vec<u8>,
+    max_payload: usize,
+) -> io::Result<(Vec<u8>, bool)> {
+    let mut truncated = payload.len() > max_payload;
+    payload.truncate(max_payload);
+    let remaining = max_payload.saturating_sub(payload.len()) as u64;
+    stored.by_ref().take(remaining).read_to_end(&mut payload)?;
+    if !truncated && payload.len() == max_payload {
+        let mut probe = [0u8; 1];
+        truncated = stored.read(&mut probe)? > 0;
+    }
+    Ok((payload, truncated))
 }
 
 #[cfg(test)]
