@@ -82,8 +82,7 @@ pub fn history_until(
         )?;
     }
     let mut by_digest: HashMap<String, Result<GraphSummary, NoSummary>> = HashMap::new();
-    // The previous graph's capture: its payload digest, where its payload lies, its hash.
-    let mut previous: Option<(Option<String>, Option<(String, u64)>, GraphHash)> = None;
+    let mut previous: Option<PreviousGraph> = None;
     let mut entries = Vec::with_capacity(captures.len());
     for capture in captures {
         if stop() {
@@ -161,6 +160,10 @@ pub fn history_until(
     }
     Ok(entries)
 }
+
+/// The capture of the previous graph: its payload digest, where its payload lies (file and
+/// offset), and the graph's hash.
+type PreviousGraph = (Option<String>, Option<(String, u64)>, GraphHash);
 
 /// A graph's statement count, canonical hash, and the error that cut it short if any.
 type GraphSummary = (usize, GraphHash, Option<String>);
