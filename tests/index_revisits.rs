@@ -136,6 +136,26 @@ fn a_rewritten_file_rebuilds_the_index_and_revisits_elsewhere_follow() {
         .args(["replay", "http://people.example/dave", "--root"])
         .arg(root));
     assert_eq!(dave.status.code(), Some(0));
+
+    // A copy of the same size put in its place (restored from a backup, say), with the
+    // revisit's date changed: noticed too.
+    let b = root.join("warc/b.warc");
+    let before = std::fs::read(&b).unwrap();
+    let text = String::from_utf8(before.clone()).unwrap();
+    let changed = text.replace("WARC-Date: 2026-01-02", "WARC-Date: 2026-01-03");
+    assert_eq!(changed.len(), before.len());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&b, changed).unwrap();
+    let third = index(&[]);
+    let stderr = String::from_utf8_lossy(&third.stderr);
+    assert!(stderr.contains("warc/b.warc changed"), "{stderr}");
+    let history = run(ldwarc().args(["query", url, "--root"]).arg(root));
+    let stamps = String::from_utf8_lossy(&history.stdout).into_owned();
+    assert!(
+        stamps.contains(" 20260103000000 ") && !stamps.contains(" 20260102000000 "),
+        "{stamps}"
+    );
+    assert_eq!(index(&["--verify"]).status.code(), Some(0));
 }
 
 /// One WARC record, uncompressed, with `fields` after the version line.

@@ -100,7 +100,16 @@ fn a_damaged_record_is_logged_and_public_answers_keep_paths_private() {
         let mut child = command.spawn().expect("start ldwarc serve");
         let port = serve_server::read_listening_port(&mut child);
         let answer = serve_server::get_with(port, &format!("/web/20240101000000id_/{URL}"), &[]);
+        let timeline = serve_server::get_with(port, &format!("/timeline?url={URL}"), &[]);
         let _ = child.kill();
+        let page = timeline.text();
+        assert_eq!(timeline.status, 200, "{page}");
+        assert_eq!(
+            page.contains(&root_text),
+            !public,
+            "public {public}: {page}"
+        );
+        assert!(page.contains("unreadable"), "{page}");
         let _ = child.wait();
         let body = answer.text();
         assert_eq!(answer.status, 502, "{body}");

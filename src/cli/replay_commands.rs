@@ -465,6 +465,14 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
     Ok(if summary.failed > 0 { 1 } else { 0 })
 }
 
+/// Whether a diff argument reads as a file path rather than `URL@DATE`, `@DATE` or a date
+/// (a file that happens to be named `2025` does not make `2025` a path).
+fn looks_like_a_path(argument: &str) -> bool {
+    !argument.contains('@')
+        && (argument.contains('/') || argument.contains('.'))
+        && ReplayDate::parse(argument).is_err()
+}
+
 /// `ldwarc diff`.
 pub fn diff_command(args: DiffArgs) -> io::Result<i32> {
     let (old_is_file, new_is_file) = (
@@ -474,8 +482,10 @@ pub fn diff_command(args: DiffArgs) -> io::Result<i32> {
     let mut documents_failed = false;
     let differs = if old_is_file && new_is_file {
         diff_files(&args)?
-    } else if old_is_file || new_is_file {
-        // A local file beside what is not one: the other was meant as a file too.
+    } else if (old_is_file && looks_like_a_path(&args.new))
+        || (new_is_file && looks_like_a_path(&args.old))
+    {
+        // A local file beside a path that is not one: that was meant as a file too.
         let (missing, file) = if old_is_file {
             (&args.new, &args.old)
         } else {

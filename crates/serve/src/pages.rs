@@ -246,8 +246,15 @@ fn timeline_page(state: &AppState, url: &str) -> Response {
             diff_from,
             detail: match &entry.change {
                 HistoryChange::Redirect(target) => format!("→ {target}"),
-                HistoryChange::NoGraph(reason) | HistoryChange::Unreadable(reason) => {
-                    reason.clone()
+                HistoryChange::NoGraph(reason) => reason.clone(),
+                HistoryChange::Unreadable(error) => {
+                    tracing::warn!(url = %capture.url, timestamp = %capture.timestamp, %error,
+                        "could not read the archive");
+                    if state.public {
+                        "the archived record could not be read".to_string()
+                    } else {
+                        error.clone()
+                    }
                 }
                 _ => String::new(),
             },

@@ -287,7 +287,9 @@ impl HierarchicalFit {
         }
         let (shape_lo, shape_hi) = self.shape_interval;
         let (scale_lo, scale_hi) = self.scale_interval;
-        if !(shape_lo.is_finite() && scale_lo.is_finite() && scale_hi.is_finite()) {
+        // An end the profile did not reach is stored as 0 (below) or ∞ (above).
+        let bounded_below = |end: f64| end > 0.0 && end.is_finite();
+        if !(bounded_below(shape_lo) && bounded_below(scale_lo) && scale_hi.is_finite()) {
             return (f64::NEG_INFINITY, f64::INFINITY);
         }
         let shape_top = if shape_hi.is_finite() {
@@ -924,6 +926,18 @@ mod tests {
         let unbounded = fit_with_open_shape((540.49, f64::INFINITY));
         assert_eq!(
             unbounded.interval_of(|w| w.mean()),
+            (f64::NEG_INFINITY, f64::INFINITY)
+        );
+        // Ends the profile did not reach below are stored as 0.
+        let scale_unbounded_below = fit_with_open_shape((0.0, 550.72));
+        assert_eq!(
+            scale_unbounded_below.interval_of(|w| w.mean()),
+            (f64::NEG_INFINITY, f64::INFINITY)
+        );
+        let mut shape_unbounded_below = fit_with_open_shape((540.49, 550.72));
+        shape_unbounded_below.shape_interval = (0.0, 3.0);
+        assert_eq!(
+            shape_unbounded_below.interval_of(|w| w.mean()),
             (f64::NEG_INFINITY, f64::INFINITY)
         );
     }

@@ -394,8 +394,9 @@ pub(crate) fn tail_fingerprint(path: &Path, end: u64) -> io::Result<u64> {
 }
 
 /// The first indexed file that is no longer what was indexed: smaller than when it was read,
-/// or grown with the bytes before its indexed end changed. A file that is gone is not one
-/// (its captures stay, as its records may be elsewhere again).
+/// or grown, or of the same size but modified since, with the bytes before its indexed end
+/// changed. A file that is gone is not one (its captures stay, as its records may be
+/// elsewhere again), nor one that cannot be read now (reading it will report that).
 fn rewritten_file(archive: &Archive, checkpoint: &Checkpoint) -> io::Result<Option<String>> {
     let warc_dir = archive.warc_dir();
     for (name, mark) in &checkpoint.files {
@@ -404,15 +405,17 @@ fn rewritten_file(archive: &Archive, checkpoint: &Checkpoint) -> io::Result<Opti
             continue;
         };
         let len = meta.len();
-        let changed = if len < mark.size {
-            true
-        } else if len > mark.size {
-            match mark.tail {
-                Some(tail) => len < mark.end || tail_fingerprint(&path, mark.end)? != tail,
-                None => false,
+        let tail_changed = |tail: u64| {
+            len < mark.end || tail_fingerprint(&path, mark.end).is_ok_and(|now| now != tail)
+        };
+        let changed = match (len.cmp(&mark.size), mark.tail) {
+            (std::cmp::Ordering::Less, _) => true,
+            (std::cmp::Ordering::Greater, Some(tail)) => tail_changed(tail),
+            (std::cmp::Ordering::Equal, Some(tail)) => {
+                let modified = super::store::modified_nanos(&meta);
+                mark.modified.is_some() && modified != mark.modified && tail_changed(tail)
             }
-        } else {
-            false
+            (_, None) => false,
         };
         if changed {
             return Ok(Some(name.clone()));

@@ -550,7 +550,7 @@ mod tests {
                 FileMark {
                     end: size,
                     size,
-                    tail: None,
+                    ..FileMark::default()
                 },
             );
         }

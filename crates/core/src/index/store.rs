@@ -56,18 +56,36 @@ pub struct FileMark {
     /// indexes made before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail: Option<u64>,
+    /// The file's modification time then (nanoseconds since the Unix epoch): a file of the
+    /// same size modified since has its `tail` compared (a copy restored from a backup).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified: Option<u64>,
 }
 
 impl FileMark {
     /// The mark of `path` read up to `end` when it was `size` bytes long, with the
-    /// fingerprint of its bytes before `end` (none if they cannot be read now).
+    /// fingerprint of its bytes before `end` and its modification time (none if they cannot
+    /// be read now).
     pub fn of_file(path: &Path, end: u64, size: u64) -> FileMark {
         FileMark {
             end,
             size,
             tail: super::indexer::tail_fingerprint(path, end).ok(),
+            modified: std::fs::metadata(path)
+                .ok()
+                .and_then(|m| modified_nanos(&m)),
         }
     }
+}
+
+/// A file's modification time in nanoseconds since the Unix epoch, where the system gives it.
+pub(crate) fn modified_nanos(meta: &std::fs::Metadata) -> Option<u64> {
+    let since = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    u64::try_from(since.as_nanos()).ok()
 }
 
 #[derive(Clone, Copy)]

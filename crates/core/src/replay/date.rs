@@ -159,6 +159,10 @@ fn split_zone(text: &str) -> Option<(&str, i64)> {
     let (clock, zone) = text.split_at(at);
     let sign = if zone.starts_with('-') { -1 } else { 1 };
     let zone = &zone[1..];
+    // Digits and one colon only, so that the splits below fall between characters.
+    if !zone.bytes().all(|b| b.is_ascii_digit() || b == b':') {
+        return None;
+    }
     let (hours, minutes) = match zone.len() {
         2 => (zone, "00"),
         4 => zone.split_at(2),
@@ -285,6 +289,10 @@ mod tests {
             "2024-03-15x12:00",
             "2024-3-15",
             "+2024-03-15",
+            "2024-03-15T12+1\u{e9}1",
+            "2024-03-15T12+0\u{a0}1",
+            "2024-03-15T1\u{e9}",
+            "2024-03-1\u{e9}",
         ] {
             let err = ReplayDate::parse(bad).unwrap_err();
             assert!(err.contains("is not a date"), "{bad}: {err}");
