@@ -75,13 +75,7 @@ fn a_rewritten_file_rebuilds_the_index_and_revisits_elsewhere_follow() {
     let root = dir.path();
     let url = "http://people.example/carol";
     let body = b"<http://people.example/carol#me> <http://xmlns.com/foaf/0.1/name> \"Carol\" .\n";
-    let digest = {
-        use sha1::Digest;
-        format!(
-            "sha1:{}",
-            data_encoding::BASE32.encode(&sha1::Sha1::digest(body))
-        )
-    };
+    let digest = crate::warc_fixture::sha1_payload_digest(body);
     let original = Exchange {
         payload_digest: Some(digest.clone()),
         ..Exchange::ok(url, "2026-01-01T00:00:00Z", "text/turtle", body)

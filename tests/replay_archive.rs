@@ -619,13 +619,7 @@ fn replay_warns_when_a_payload_does_not_match_its_digest() {
     let url = "http://people.example/alice";
     let body =
         b"<http://people.example/alice#me> <http://xmlns.com/foaf/0.1/name> \"Alice Ames\" .\n";
-    let digest = {
-        use sha1::Digest;
-        format!(
-            "sha1:{}",
-            data_encoding::BASE32.encode(&sha1::Sha1::digest(body))
-        )
-    };
+    let digest = crate::warc_fixture::sha1_payload_digest(body);
     let exchange = Exchange {
         payload_digest: Some(digest.clone()),
         ..Exchange::ok(url, "2026-01-01T00:00:00Z", "text/turtle", body)

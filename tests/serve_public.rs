@@ -12,10 +12,9 @@ use warc_fixture::{Exchange, write_archive};
 
 const URL: &str = "http://example.org/a.ttl";
 
-#[test]
-fn public_mode_serves_reads_only() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let root = dir.path().join("archive");
+/// An archive under `dir` holding one Turtle capture of [`URL`], indexed.
+fn one_document_archive(dir: &std::path::Path) -> std::path::PathBuf {
+    let root = dir.join("archive");
     write_archive(
         &root,
         &[Exchange::ok(
@@ -25,6 +24,13 @@ fn public_mode_serves_reads_only() {
             b"<http://example.org/a> <http://example.org/p> 1 .\n",
         )],
     );
+    root
+}
+
+#[test]
+fn public_mode_serves_reads_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = one_document_archive(dir.path());
     let server = LdwarcServer::start(&root, &["--public"]);
     let cdx = server.get(&format!("/cdx?url={URL}"));
     assert_eq!(cdx.status, 200, "{}", cdx.text());
@@ -67,16 +73,7 @@ fn public_mode_serves_reads_only() {
 #[test]
 fn a_damaged_record_is_logged_and_public_answers_keep_paths_private() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let root = dir.path().join("archive");
-    write_archive(
-        &root,
-        &[Exchange::ok(
-            URL,
-            "2024-01-01T00:00:00Z",
-            "text/turtle",
-            b"<http://example.org/a> <http://example.org/p> 1 .\n",
-        )],
-    );
+    let root = one_document_archive(dir.path());
     let file = root.join("warc/fixture.warc");
     let mut bytes = std::fs::read(&file).unwrap();
     bytes[..4].copy_from_slice(b"XXXX");

@@ -295,13 +295,7 @@ fn a_package_since_a_date_indexes_the_originals_of_its_revisits() {
     let url = "http://data.example/doc.ttl";
     let body = b"<http://data.example/doc> <http://purl.org/dc/terms/title> \"Doc\" .\n";
     let original_date = "2024-01-01T00:00:00Z";
-    let digest = {
-        use sha1::Digest;
-        format!(
-            "sha1:{}",
-            data_encoding::BASE32.encode(&sha1::Sha1::digest(body))
-        )
-    };
+    let digest = crate::warc_fixture::sha1_payload_digest(body);
     let original = Exchange {
         payload_digest: Some(digest.clone()),
         ..Exchange::ok(url, original_date, "text/turtle", body)

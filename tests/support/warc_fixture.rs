@@ -61,6 +61,15 @@ impl Exchange {
     }
 }
 
+/// The `WARC-Payload-Digest` of `body` (SHA-1, Base32), as crawlers write it.
+pub fn sha1_payload_digest(body: &[u8]) -> String {
+    use sha1::Digest;
+    format!(
+        "sha1:{}",
+        data_encoding::BASE32.encode(&sha1::Sha1::digest(body))
+    )
+}
+
 /// Writes `exchanges` as `<root>/warc/fixture.warc` and indexes the archive.
 pub fn write_archive(root: &Path, exchanges: &[Exchange]) {
     write_warc_file(root, "fixture.warc", exchanges);

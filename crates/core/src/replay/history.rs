@@ -127,14 +127,10 @@ pub fn history_until(
             Ok((statements, hash, partial)) => {
                 // A revisit's payload is its original's: one that points where the previous
                 // payload lies (a 304 without a digest, say) repeats it byte for byte.
-                let payload_at = if capture.record_type == "revisit" {
-                    capture
-                        .original
-                        .as_ref()
-                        .map(|o| (o.filename.clone(), o.offset))
-                } else {
-                    Some((capture.filename.clone(), capture.offset))
-                };
+                let payload_at = archive
+                    .response_location(&capture)
+                    .ok()
+                    .map(|(filename, offset, _)| (filename, offset));
                 let change = match &previous {
                     None => HistoryChange::First,
                     Some((digest, _, _)) if digest.is_some() && *digest == capture.digest => {

@@ -247,7 +247,10 @@ impl ReplayArchive {
 
     /// The file, offset and stored length (0 if not known) of the record holding a
     /// capture's response (a revisit's original).
-    fn response_location(&self, capture: &Capture) -> Result<(String, u64, u64), ReplayError> {
+    pub(crate) fn response_location(
+        &self,
+        capture: &Capture,
+    ) -> Result<(String, u64, u64), ReplayError> {
         let location = if capture.record_type == "revisit" {
             self.original_location(capture)?
         } else {
