@@ -646,3 +646,60 @@ fn replay_warns_when_a_payload_does_not_match_its_digest() {
     );
     assert!(String::from_utf8_lossy(&output.stdout).contains("Alice Amez"));
 }
+
+/// A revisit the index cites but whose record is gone (its file cut after indexing): replay
+/// prints the original's graph with a warning and exit status 1.
+#[test]
+fn replay_of_a_revisit_whose_record_is_gone_warns() {
+    use crate::warc_fixture::{Exchange, write_archive};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let url = "http://people.example/bob";
+    let date = "2026-01-01T00:00:00Z";
+    let body = b"<http://people.example/bob#me> <http://xmlns.com/foaf/0.1/name> \"Bob\" .\n";
+    let revisit = Exchange {
+        status: 304,
+        headers: Vec::new(),
+        body: Vec::new(),
+        revisit_of: Some((url.to_string(), date.to_string())),
+        ..Exchange::ok(url, "2026-01-02T00:00:00Z", "text/turtle", b"")
+    };
+    write_archive(
+        root,
+        &[Exchange::ok(url, date, "text/turtle", body), revisit],
+    );
+    let replay = || {
+        run(ldwarc()
+            .args(["replay", &format!("{url}@20260102"), "--root"])
+            .arg(root))
+    };
+    let whole = replay();
+    assert_eq!(
+        whole.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&whole.stderr)
+    );
+
+    let captures = stdout_ok(
+        &run(ldwarc()
+            .args(["query", url, "--format", "json", "--root"])
+            .arg(root)),
+        "query",
+    );
+    let second: serde_json::Value = serde_json::from_str(captures.lines().nth(1).unwrap()).unwrap();
+    let offset: u64 = second["offset"].as_str().unwrap().parse().unwrap();
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(root.join("warc/fixture.warc"))
+        .unwrap();
+    file.set_len(offset).unwrap();
+    let cut = replay();
+    let stderr = String::from_utf8_lossy(&cut.stderr);
+    assert_eq!(cut.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the revisit record the index cites cannot be read"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&cut.stdout).contains("\"Bob\""));
+}

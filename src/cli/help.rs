@@ -321,8 +321,8 @@ pub fn sections(path: &str) -> Option<Sections> {
             ],
             exit_status: &[(
                 "1",
-                "a graph was printed but is partial, or the payload does not match its recorded \
-                 digest (each reported)",
+                "a graph was printed but is partial, the payload does not match its recorded \
+                 digest, or the revisit record cited is gone (each reported)",
             )],
             environment: none,
             files: ROOT_FILES,

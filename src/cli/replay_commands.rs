@@ -242,6 +242,24 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
         return Ok(0);
     }
     let (is_revisit, digest) = (capture.record_type == "revisit", capture.digest.clone());
+    // A revisit's payload comes from its original: check that the revisit itself is there.
+    let revisit_missing = if is_revisit {
+        let root = archive.root_of(&capture.filename);
+        match ldwarc_core::replay::record_type_at(root, &capture.filename, capture.offset) {
+            Ok(kind) if kind == "revisit" => None,
+            Ok(kind) => Some(format!("a {kind:?} record is there, not the revisit")),
+            Err(error) => Some(error.to_string()),
+        }
+    } else {
+        None
+    };
+    if let Some(problem) = &revisit_missing {
+        eprintln!(
+            "ldwarc: warning: {} {}: the revisit record the index cites cannot be read ({problem}); \
+             the graph below is its original's",
+            capture.url, capture.timestamp
+        );
+    }
     let document = archive.document_of(resolution)?;
     let capture = &document.resolution.capture;
     // A revisit's payload is its original's, whose digest the revisit may not carry.
@@ -275,12 +293,15 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
     )
     .map_err(|e| io::Error::other(format!("{}: {e}", document.url())))?;
     out.flush()?;
-    // A partial graph or an altered record is printed, but scripts must be able to tell.
-    Ok(if altered || document.parsed.error.is_some() {
-        1
-    } else {
-        0
-    })
+    // A partial graph, an altered record or a missing revisit is printed, but scripts must
+    // be able to tell.
+    Ok(
+        if altered || revisit_missing.is_some() || document.parsed.error.is_some() {
+            1
+        } else {
+            0
+        },
+    )
 }
 
 /// Where a capture's file is, for messages: `warc/<file>` with one root, and with several

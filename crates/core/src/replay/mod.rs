@@ -20,7 +20,7 @@ pub use dataset::{
 pub use date::ReplayDate;
 pub use error::ReplayError;
 pub use history::{HistoryChange, HistoryEntry, history, history_until};
-pub use record::{ArchivedResponse, OpenWarcFiles, read_response, warc_path};
+pub use record::{ArchivedResponse, OpenWarcFiles, read_response, record_type_at, warc_path};
 pub use resolve::{
     Document, MAX_PAYLOAD_BYTES, MAX_REDIRECTS, Pick, ReplayArchive, Resolution, is_replayable,
     pick_capture, redirect_target, sort_by_time,

@@ -234,6 +234,21 @@ fn at_record(path: &Path, offset: u64, message: String) -> io::Error {
     io::Error::other(format!("{}:{offset}: {message}", path.display()))
 }
 
+/// The `WARC-Type` of the record at `offset` of a file named relative to `<root>/warc`: a
+/// check that a record the index cites is still there (a revisit, whose payload is read from
+/// elsewhere, is otherwise never read).
+pub fn record_type_at(root: &Path, filename: &str, offset: u64) -> io::Result<String> {
+    let path = warc_path(root, filename)?;
+    let at = |message: String| at_record(&path, offset, message);
+    let file = File::open(&path).map_err(|e| at(e.to_string()))?;
+    let mut reader = WarcReader::at_offset(file, offset).map_err(|e| at(e.to_string()))?;
+    let record = reader
+        .next_record()
+        .ok_or_else(|| at("no record at this offset".into()))?
+        .map_err(|e| at(e.to_string()))?;
+    Ok(record.header.get("WARC-Type").unwrap_or("").to_string())
+}
+
 /// [`read_response`] from a file already open at `path`.
 fn read_response_in(
     file: &File,
