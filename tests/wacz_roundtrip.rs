@@ -307,7 +307,25 @@ fn a_package_since_a_date_indexes_the_originals_of_its_revisits() {
         payload_digest: Some(digest),
         ..Exchange::ok(url, "2024-02-01T00:00:00Z", "text/turtle", b"")
     };
-    write_archive(&root, &[original, revisit]);
+    // Another document answered 304 to a conditional request a month later.
+    let other = "http://data.example/other.ttl";
+    let other_body = b"<http://data.example/other> <http://purl.org/dc/terms/title> \"O\" .\n";
+    let not_modified = Exchange {
+        status: 304,
+        headers: Vec::new(),
+        body: Vec::new(),
+        revisit_of: Some((other.to_string(), original_date.to_string())),
+        ..Exchange::ok(other, "2024-02-01T00:00:00Z", "text/turtle", b"")
+    };
+    write_archive(
+        &root,
+        &[
+            original,
+            revisit,
+            Exchange::ok(other, original_date, "text/turtle", other_body),
+            not_modified,
+        ],
+    );
     let package = dir.path().join("since.wacz");
     stdout_ok(
         &run(ldwarc()
@@ -326,7 +344,7 @@ fn a_package_since_a_date_indexes_the_originals_of_its_revisits() {
         .iter()
         .filter_map(|p| p["url"].as_str())
         .collect();
-    assert_eq!(pages, [url], "{report}");
+    assert_eq!(pages, [url, other], "{report}");
 
     let unpacked = dir.path().join("unpacked");
     stdout_ok(
@@ -343,8 +361,8 @@ fn a_package_since_a_date_indexes_the_originals_of_its_revisits() {
     let lines = std::fs::read_to_string(&index).unwrap();
     assert_eq!(
         lines.lines().count(),
-        2,
-        "the revisit and its original:\n{lines}"
+        4,
+        "the revisits and their originals:\n{lines}"
     );
     let pywb = common::Pywb::start(&[common::PywbCollection {
         name: "pkg",

@@ -67,7 +67,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
     let bind = match resolve_bind(&args.bind) {
         Ok(bind) => bind,
         Err(message) => {
-            eprintln!("ldwarc serve: {message}");
+            eprintln!("ldwarc: error: {message}");
             return Ok(2);
         }
     };
@@ -94,7 +94,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
     match run(config, super::output::print_listening) {
         Ok(()) => Ok(0),
         Err(error) => {
-            eprintln!("ldwarc serve: {error}");
+            eprintln!("ldwarc: error: {error}");
             Ok(2)
         }
     }

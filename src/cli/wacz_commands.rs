@@ -65,14 +65,14 @@ pub fn export(args: ExportArgs) -> io::Result<i32> {
     ) {
         (Ok(from), Ok(to)) => (from, to),
         (Err(error), _) | (_, Err(error)) => {
-            eprintln!("ldwarc export: {error}");
+            eprintln!("ldwarc: error: {error}");
             return Ok(2);
         }
     };
     let archive = match ReplayArchive::open_many(&args.roots.roots) {
         Ok(archive) => archive,
         Err(error) => {
-            eprintln!("ldwarc export: {error}");
+            eprintln!("ldwarc: error: {error}");
             return Ok(2);
         }
     };
@@ -101,7 +101,7 @@ pub fn export(args: ExportArgs) -> io::Result<i32> {
             Ok(0)
         }
         Err(error) if error.kind() == io::ErrorKind::InvalidInput => {
-            eprintln!("ldwarc export: {error}");
+            eprintln!("ldwarc: error: {error}");
             Ok(2)
         }
         Err(error) => Err(error),
@@ -118,7 +118,7 @@ pub fn import(args: ImportArgs) -> io::Result<i32> {
                 io::ErrorKind::InvalidData | io::ErrorKind::NotFound
             ) =>
         {
-            eprintln!("ldwarc import: {error}");
+            eprintln!("ldwarc: error: {error}");
             return Ok(2);
         }
         Err(error) => return Err(error),
