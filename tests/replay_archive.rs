@@ -545,15 +545,7 @@ fn a_damaged_record_is_reported_by_history_and_stats() {
         .collect();
     write_archive(root, &exchanges);
 
-    let cdx = stdout_ok(
-        &run(ldwarc()
-            .args(["query", url, "--format", "json", "--root"])
-            .arg(root)),
-        "query",
-    );
-    let second: serde_json::Value = serde_json::from_str(cdx.lines().nth(1).unwrap()).unwrap();
-    let offset: usize = second["offset"].as_str().unwrap().parse().unwrap();
-    let damaged_at = second["timestamp"].as_str().unwrap().to_string();
+    let (offset, damaged_at) = crate::warc_fixture::nth_capture(root, url, 1);
     let file = root.join("warc/fixture.warc");
     let mut bytes = std::fs::read(&file).unwrap();
     assert_eq!(&bytes[offset..offset + 8], b"WARC/1.1");
@@ -657,13 +649,7 @@ fn replay_of_a_revisit_whose_record_is_gone_warns() {
     let url = "http://people.example/bob";
     let date = "2026-01-01T00:00:00Z";
     let body = b"<http://people.example/bob#me> <http://xmlns.com/foaf/0.1/name> \"Bob\" .\n";
-    let revisit = Exchange {
-        status: 304,
-        headers: Vec::new(),
-        body: Vec::new(),
-        revisit_of: Some((url.to_string(), date.to_string())),
-        ..Exchange::ok(url, "2026-01-02T00:00:00Z", "text/turtle", b"")
-    };
+    let revisit = Exchange::not_modified(url, "2026-01-02T00:00:00Z", date);
     write_archive(
         root,
         &[Exchange::ok(url, date, "text/turtle", body), revisit],
@@ -681,19 +667,12 @@ fn replay_of_a_revisit_whose_record_is_gone_warns() {
         String::from_utf8_lossy(&whole.stderr)
     );
 
-    let captures = stdout_ok(
-        &run(ldwarc()
-            .args(["query", url, "--format", "json", "--root"])
-            .arg(root)),
-        "query",
-    );
-    let second: serde_json::Value = serde_json::from_str(captures.lines().nth(1).unwrap()).unwrap();
-    let offset: u64 = second["offset"].as_str().unwrap().parse().unwrap();
+    let (offset, _) = crate::warc_fixture::nth_capture(root, url, 1);
     let file = std::fs::OpenOptions::new()
         .write(true)
         .open(root.join("warc/fixture.warc"))
         .unwrap();
-    file.set_len(offset).unwrap();
+    file.set_len(offset as u64).unwrap();
     let cut = replay();
     let stderr = String::from_utf8_lossy(&cut.stderr);
     assert_eq!(cut.status.code(), Some(1), "{stderr}");

@@ -310,13 +310,7 @@ fn a_package_since_a_date_indexes_the_originals_of_its_revisits() {
     // Another document answered 304 to a conditional request a month later.
     let other = "http://data.example/other.ttl";
     let other_body = b"<http://data.example/other> <http://purl.org/dc/terms/title> \"O\" .\n";
-    let not_modified = Exchange {
-        status: 304,
-        headers: Vec::new(),
-        body: Vec::new(),
-        revisit_of: Some((other.to_string(), original_date.to_string())),
-        ..Exchange::ok(other, "2024-02-01T00:00:00Z", "text/turtle", b"")
-    };
+    let not_modified = Exchange::not_modified(other, "2024-02-01T00:00:00Z", original_date);
     write_archive(
         &root,
         &[

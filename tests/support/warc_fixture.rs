@@ -41,6 +41,17 @@ impl Exchange {
         }
     }
 
+    /// A `304` server-not-modified revisit at `date` of the capture of `url` at `original`.
+    pub fn not_modified(url: &str, date: &str, original: &str) -> Self {
+        Self {
+            status: 304,
+            headers: Vec::new(),
+            body: Vec::new(),
+            revisit_of: Some((url.into(), original.into())),
+            ..Self::ok(url, date, "text/turtle", b"")
+        }
+    }
+
     fn block(&self) -> Vec<u8> {
         let reason = match self.status {
             200 => "OK",
@@ -67,6 +78,23 @@ pub fn sha1_payload_digest(body: &[u8]) -> String {
     format!(
         "sha1:{}",
         data_encoding::BASE32.encode(&sha1::Sha1::digest(body))
+    )
+}
+
+/// The `n`th capture of `url` (oldest first) as `ldwarc query` lists it: its offset in its
+/// file and its timestamp.
+pub fn nth_capture(root: &Path, url: &str, n: usize) -> (usize, String) {
+    let lines = stdout_ok(
+        &run(ldwarc()
+            .args(["query", url, "--format", "json", "--root"])
+            .arg(root)),
+        "ldwarc query",
+    );
+    let capture: serde_json::Value =
+        serde_json::from_str(lines.lines().nth(n).expect("that many captures")).expect("JSON");
+    (
+        capture["offset"].as_str().unwrap().parse().unwrap(),
+        capture["timestamp"].as_str().unwrap().to_string(),
     )
 }
 
