@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::{ArgAction, Args};
+use ldwarc_core::index::query_check::is_time_bound;
 use ldwarc_core::replay::ReplayDate;
 
 use ldwarc_core::dynamics::duration::{DAY, parse_flag_duration};
@@ -258,7 +259,7 @@ pub fn time_bound(value: &str, flag: &str, bound: TimeBound) -> Result<String, S
         TimeBound::To => ReplayDate::parse,
     };
     let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
-    if digits && value.len() <= MAX_TIMESTAMP_DIGITS {
+    if digits && is_time_bound(value) {
         return Ok(value.to_string());
     }
     match parse(value) {
@@ -269,9 +270,6 @@ pub fn time_bound(value: &str, flag: &str, bound: TimeBound) -> Result<String, S
         )),
     }
 }
-
-/// Longest `--from`/`--to` taken as digits: 14 and a fraction of a second to nanoseconds.
-const MAX_TIMESTAMP_DIGITS: usize = 23;
 
 #[cfg(test)]
 mod tests {

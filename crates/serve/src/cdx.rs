@@ -24,7 +24,9 @@ use ldwarc_core::index::merged::MergedIndex;
 use ldwarc_core::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, apply, field_value, key_range, render,
 };
-use ldwarc_core::index::query_check::{check_closest, check_fields};
+use ldwarc_core::index::query_check::{
+    MAX_TIME_BOUND_DIGITS, check_closest, check_fields, is_time_bound,
+};
 use ldwarc_core::index::zipnum::{self, PageRequest, ZipNumIndex};
 
 use super::budget::capture_cost;
@@ -372,17 +374,14 @@ fn parse_output(value: &str) -> Result<Output, String> {
 /// text, padded to 14 digits when shorter), so longer ones (`from` with microseconds) work
 /// and out-of-range parts (month 13) are simply later than every real date of their year.
 fn digits(value: &str, name: &str) -> Result<String, String> {
-    if value.len() <= MAX_TIMESTAMP_DIGITS && value.bytes().all(|b| b.is_ascii_digit()) {
+    if is_time_bound(value) {
         Ok(value.to_string())
     } else {
         Err(format!(
-            "{name}={value:?}: expected a timestamp of up to {MAX_TIMESTAMP_DIGITS} digits"
+            "{name}={value:?}: expected a timestamp of up to {MAX_TIME_BOUND_DIGITS} digits"
         ))
     }
 }
-
-/// Longest `from`/`to` taken: 14 digits and a fraction of a second down to nanoseconds.
-const MAX_TIMESTAMP_DIGITS: usize = 23;
 
 fn number(value: &str, name: &str) -> Result<usize, String> {
     value

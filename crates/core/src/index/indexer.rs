@@ -229,22 +229,6 @@ pub fn update_index(
     } else {
         index.checkpoint()?
     };
-    if !options.rebuild
-        && let Some(changed) = rewritten_file(archive, &checkpoint)?
-    {
-        // Revisits in other files may point into it: only reading everything again puts
-        // them right.
-        tracing::warn!(
-            "warc/{changed} changed since it was indexed (rewritten or cut, not appended to): \
-             rebuilding the index"
-        );
-        drop(index);
-        let rebuild = IndexOptions {
-            rebuild: true,
-            ..options.clone()
-        };
-        return update_index(archive, &rebuild, progress);
-    }
     checkpoint.version = 1;
     let warc_dir = archive.warc_dir();
     let files = if warc_dir.exists() {
@@ -252,22 +236,29 @@ pub fn update_index(
     } else {
         Vec::new()
     };
-    let mut batch = index.batch()?;
-    if options.rebuild {
-        batch.remove_all()?;
-    }
-    let mut run = IndexRun {
-        files_seen: files.len(),
-        ..IndexRun::default()
-    };
+    let files_seen = files.len();
     let mut work = Vec::new();
     for path in files {
         let name = relative_name(&warc_dir, &path);
-        let len = std::fs::metadata(&path)?.len();
+        let meta = std::fs::metadata(&path)?;
+        let len = meta.len();
         let start = match checkpoint.files.get(&name) {
             None => 0,
+            Some(mark) if is_rewritten(&path, &meta, mark) => {
+                // Revisits in other files may point into it: only reading everything again
+                // puts them right.
+                tracing::warn!(
+                    "warc/{name} changed since it was indexed (rewritten or cut, not appended \
+                     to): rebuilding the index"
+                );
+                drop(index);
+                let rebuild = IndexOptions {
+                    rebuild: true,
+                    ..options.clone()
+                };
+                return update_index(archive, &rebuild, progress);
+            }
             Some(mark) if mark.size == len => continue,
-            // It grew (a file that shrank or was rewritten made this run a rebuild).
             Some(mark) => mark.end,
         };
         work.push(FileWork {
@@ -277,6 +268,14 @@ pub fn update_index(
             size: len,
         });
     }
+    let mut batch = index.batch()?;
+    if options.rebuild {
+        batch.remove_all()?;
+    }
+    let mut run = IndexRun {
+        files_seen,
+        ..IndexRun::default()
+    };
     run.files_indexed = work.len();
     for file in &work {
         tracing::debug!(file = %file.name, offset = file.start, size = file.size, "indexing");
@@ -393,35 +392,23 @@ pub(crate) fn tail_fingerprint(path: &Path, end: u64) -> io::Result<u64> {
     Ok(crate::stable_hash::fnv1a_64_bytes(&bytes))
 }
 
-/// The first indexed file that is no longer what was indexed: smaller than when it was read,
-/// or grown, or of the same size but modified since, with the bytes before its indexed end
-/// changed. A file that is gone is not one (its captures stay, as its records may be
-/// elsewhere again), nor one that cannot be read now (reading it will report that).
-fn rewritten_file(archive: &Archive, checkpoint: &Checkpoint) -> io::Result<Option<String>> {
-    let warc_dir = archive.warc_dir();
-    for (name, mark) in &checkpoint.files {
-        let path = warc_dir.join(name);
-        let Ok(meta) = std::fs::metadata(&path) else {
-            continue;
-        };
-        let len = meta.len();
-        let tail_changed = |tail: u64| {
-            len < mark.end || tail_fingerprint(&path, mark.end).is_ok_and(|now| now != tail)
-        };
-        let changed = match (len.cmp(&mark.size), mark.tail) {
-            (std::cmp::Ordering::Less, _) => true,
-            (std::cmp::Ordering::Greater, Some(tail)) => tail_changed(tail),
-            (std::cmp::Ordering::Equal, Some(tail)) => {
-                let modified = super::store::modified_nanos(&meta);
-                mark.modified.is_some() && modified != mark.modified && tail_changed(tail)
-            }
-            (_, None) => false,
-        };
-        if changed {
-            return Ok(Some(name.clone()));
+/// Whether the file at `path` (`meta` its metadata now) is no longer what `mark` says was
+/// indexed: smaller than when it was read, or larger, or of the same size but modified
+/// since, with the bytes before its indexed end changed. A file whose bytes cannot be read
+/// now is not taken for rewritten (reading it will report that).
+fn is_rewritten(path: &Path, meta: &std::fs::Metadata, mark: &FileMark) -> bool {
+    let len = meta.len();
+    let tail_changed =
+        |tail: u64| len < mark.end || tail_fingerprint(path, mark.end).is_ok_and(|now| now != tail);
+    match (len.cmp(&mark.size), mark.tail) {
+        (std::cmp::Ordering::Less, _) => true,
+        (std::cmp::Ordering::Greater, Some(tail)) => tail_changed(tail),
+        (std::cmp::Ordering::Equal, Some(tail)) => {
+            let modified = super::store::modified_nanos(meta);
+            mark.modified.is_some() && modified != mark.modified && tail_changed(tail)
         }
+        (_, None) => false,
     }
-    Ok(None)
 }
 
 /// Captures between commits: [`COMMIT_EVERY_ENV`] if set to a positive number, else the default.

@@ -44,6 +44,16 @@ pub fn check_query(query: &CdxQuery) -> Result<(), String> {
     }
 }
 
+/// Longest `from`/`to` bound taken as digits: 14 and a fraction of a second to nanoseconds.
+pub const MAX_TIME_BOUND_DIGITS: usize = 23;
+
+/// Whether `value` is a `from`/`to` bound as CDX servers take it: up to
+/// [`MAX_TIME_BOUND_DIGITS`] digits, compared with the captures' timestamps as text (padded
+/// to 14 digits when shorter, so a longer one with a fraction of a second works too).
+pub fn is_time_bound(value: &str) -> bool {
+    value.len() <= MAX_TIME_BOUND_DIGITS && value.bytes().all(|b| b.is_ascii_digit())
+}
+
 fn is_timestamp(value: &str) -> bool {
     (1..=14).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_digit())
 }

@@ -5,12 +5,6 @@ use ldwarc_rdf::RdfError;
 /// A replay failure.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
-    /// The archive has no capture index yet.
-    #[error("{root}: no capture index (run `ldwarc index --root {root}` first)")]
-    NoIndex {
-        /// The archive root.
-        root: String,
-    },
     /// Reading the index or a WARC file failed (the message names the file and offset).
     #[error("{0}")]
     Io(String),

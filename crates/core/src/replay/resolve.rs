@@ -103,12 +103,7 @@ impl ReplayArchive {
     /// with different content.
     pub fn open_many(roots: &[PathBuf]) -> Result<ReplayArchive, ReplayError> {
         for root in roots {
-            crate::archive::require_root(root).map_err(ReplayError::io)?;
-            if !root.join("index").is_dir() {
-                return Err(ReplayError::NoIndex {
-                    root: root.display().to_string(),
-                });
-            }
+            crate::archive::require_index(root).map_err(ReplayError::io)?;
         }
         let index = MergedIndex::open(roots).map_err(ReplayError::io)?;
         Ok(ReplayArchive {
