@@ -38,6 +38,7 @@ mod diff_interop;
 mod foreign_files;
 mod hop_exactness;
 mod hostile_arguments;
+mod hostile_documents;
 mod html_interop;
 mod html_options;
 mod html_pages;

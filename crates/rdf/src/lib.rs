@@ -26,6 +26,7 @@ mod syntax;
 mod turtle_cut;
 mod turtle_fast;
 mod xml_c14n;
+mod xml_guard;
 
 pub use canon::{
     BlankStructures, CanonError, Canonicalizer, FormMethod, GraphHash, HashMethod, StructureForm,

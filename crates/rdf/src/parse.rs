@@ -79,7 +79,8 @@ pub(crate) fn parse_statements<S: StatementSink>(
             .parse(body)
             .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
             .map_err(|err| turtle_error(&err, body)),
-        Syntax::RdfXml => {
+        // Entity bombs and hostile nesting are refused before the parser pays for them.
+        Syntax::RdfXml => super::xml_guard::check(body).and_then(|()| {
             let parser = RdfXmlParser {
                 base: Iri::new(base.to_string()).ok(),
             };
@@ -92,7 +93,7 @@ pub(crate) fn parse_statements<S: StatementSink>(
                     None => sink.statement(t.s(), t.p(), t.o(), None),
                 })
                 .map_err(|err| one_line(&err.to_string()))
-        }
+        }),
         Syntax::JsonLd => match std::str::from_utf8(body) {
             Err(err) => Err(utf8_error(body, &err)),
             Ok(text) => {

@@ -2,6 +2,16 @@
 //! and the XML parser (for XHTML) are converted into, so that each processor of embedded data
 //! is written once.
 
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use ego_tree::NodeId;
+use html5ever::tendril::StrTendril;
+use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::{Attribute, QualName};
+
 /// The XHTML namespace: elements of HTML documents are in it.
 pub(crate) const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
@@ -32,6 +42,9 @@ pub(crate) struct Document {
     pub(crate) xml: bool,
     /// Set when elements were dropped for being nested deeper than [`MAX_DEPTH`].
     pub(crate) truncated: bool,
+    /// HTML only: where the parser stopped reading, having met elements nested deeper than
+    /// [`MAX_PARSE_DEPTH`] (the rest of the page is not in the tree).
+    pub(crate) cut_at: Option<usize>,
 }
 
 impl Element {
@@ -94,8 +107,18 @@ pub(crate) fn parse(text: &str, xhtml: bool) -> Document {
     parse_html(text)
 }
 
+/// The HTML parser stops reading a page where its elements nest deeper than this. Its tree
+/// builder searches the stack of open elements for each new element, so nesting costs the
+/// square of the depth (50,000 nested `div`s took 7.6 s); elements deeper than [`MAX_DEPTH`]
+/// are dropped anyway, so nothing a page can mean is lost before this depth.
+pub(crate) const MAX_PARSE_DEPTH: u32 = 1024;
+
+/// The HTML parser is fed this many bytes at a time, and the depth is checked between pieces:
+/// a piece can nest at most a third of this deeper than [`MAX_PARSE_DEPTH`].
+const PARSE_PIECE: usize = 4096;
+
 fn parse_html(text: &str) -> Document {
-    let html = scraper::Html::parse_document(text);
+    let (html, cut_at) = parse_html_bounded(text);
     let mut truncated = false;
     let root = html
         .tree
@@ -108,6 +131,158 @@ fn parse_html(text: &str) -> Document {
         root,
         xml: false,
         truncated,
+        cut_at,
+    }
+}
+
+/// Parses `text` piece by piece with html5ever into scraper's tree, stopping after the piece
+/// in which an element nested deeper than [`MAX_PARSE_DEPTH`]; returns the tree and, when it
+/// stopped, the offset of the first byte not read.
+fn parse_html_bounded(text: &str) -> (scraper::Html, Option<usize>) {
+    use html5ever::tendril::TendrilSink;
+    let deepest = Rc::new(Cell::new(0));
+    let sink = DepthSink {
+        inner: scraper::HtmlTreeSink::new(scraper::Html::new_document()),
+        depths: RefCell::new(HashMap::new()),
+        deepest: Rc::clone(&deepest),
+    };
+    let mut parser = html5ever::parse_document(sink, html5ever::ParseOpts::default());
+    let mut read = 0;
+    while read < text.len() {
+        let mut end = (read + PARSE_PIECE).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        parser.process(html5ever::tendril::StrTendril::from_slice(&text[read..end]));
+        read = end;
+        if deepest.get() > MAX_PARSE_DEPTH && read < text.len() {
+            return (parser.finish(), Some(read));
+        }
+    }
+    (parser.finish(), None)
+}
+
+/// scraper's tree builder, also recording how deep each element is placed (by the parent it
+/// is appended to: moves by the adoption agency are not followed, which is close enough for a
+/// bound).
+struct DepthSink {
+    inner: scraper::HtmlTreeSink,
+    depths: RefCell<HashMap<NodeId, u32>>,
+    deepest: Rc<Cell<u32>>,
+}
+
+impl DepthSink {
+    fn place(&self, child: &NodeOrText<NodeId>, parent_depth: u32) {
+        if let NodeOrText::AppendNode(node) = child {
+            let depth = parent_depth.saturating_add(1);
+            self.depths.borrow_mut().insert(*node, depth);
+            if depth > self.deepest.get() {
+                self.deepest.set(depth);
+            }
+        }
+    }
+
+    fn depth(&self, node: &NodeId) -> u32 {
+        self.depths.borrow().get(node).copied().unwrap_or(0)
+    }
+}
+
+impl TreeSink for DepthSink {
+    type Handle = NodeId;
+    type Output = scraper::Html;
+    type ElemName<'a>
+        = std::cell::Ref<'a, QualName>
+    where
+        Self: 'a;
+
+    fn finish(self) -> scraper::Html {
+        self.inner.finish()
+    }
+
+    fn parse_error(&self, msg: Cow<'static, str>) {
+        self.inner.parse_error(msg);
+    }
+
+    fn get_document(&self) -> NodeId {
+        self.inner.get_document()
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a NodeId) -> Self::ElemName<'a> {
+        self.inner.elem_name(target)
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
+        self.inner.create_element(name, attrs, flags)
+    }
+
+    fn create_comment(&self, text: StrTendril) -> NodeId {
+        self.inner.create_comment(text)
+    }
+
+    fn create_pi(&self, target: StrTendril, data: StrTendril) -> NodeId {
+        self.inner.create_pi(target, data)
+    }
+
+    fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
+        self.place(&child, self.depth(parent));
+        self.inner.append(parent, child);
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &NodeId,
+        prev_element: &NodeId,
+        child: NodeOrText<NodeId>,
+    ) {
+        self.place(&child, self.depth(element).max(self.depth(prev_element)));
+        self.inner
+            .append_based_on_parent_node(element, prev_element, child);
+    }
+
+    fn append_doctype_to_document(
+        &self,
+        name: StrTendril,
+        public_id: StrTendril,
+        system_id: StrTendril,
+    ) {
+        self.inner
+            .append_doctype_to_document(name, public_id, system_id);
+    }
+
+    fn mark_script_already_started(&self, node: &NodeId) {
+        self.inner.mark_script_already_started(node);
+    }
+
+    fn get_template_contents(&self, target: &NodeId) -> NodeId {
+        let contents = self.inner.get_template_contents(target);
+        let depth = self.depth(target);
+        self.depths.borrow_mut().insert(contents, depth);
+        contents
+    }
+
+    fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
+        self.inner.same_node(x, y)
+    }
+
+    fn set_quirks_mode(&self, mode: QuirksMode) {
+        self.inner.set_quirks_mode(mode);
+    }
+
+    fn append_before_sibling(&self, sibling: &NodeId, new_node: NodeOrText<NodeId>) {
+        self.place(&new_node, self.depth(sibling).saturating_sub(1));
+        self.inner.append_before_sibling(sibling, new_node);
+    }
+
+    fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
+        self.inner.add_attrs_if_missing(target, attrs);
+    }
+
+    fn remove_from_parent(&self, target: &NodeId) {
+        self.inner.remove_from_parent(target);
+    }
+
+    fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
+        self.inner.reparent_children(node, new_parent);
     }
 }
 
@@ -151,6 +326,11 @@ fn push_text(children: &mut Vec<Node>, text: &str) {
 }
 
 fn parse_xml(text: &str) -> Option<Document> {
+    // Entity bombs and hostile nesting: read as HTML instead, which expands no DTD entities.
+    if let Err(error) = crate::xml_guard::check(text.as_bytes()) {
+        tracing::debug!("XHTML page read as HTML: {error}");
+        return None;
+    }
     let options = roxmltree::ParsingOptions {
         allow_dtd: true,
         ..roxmltree::ParsingOptions::default()
@@ -162,6 +342,7 @@ fn parse_xml(text: &str) -> Option<Document> {
         root,
         xml: true,
         truncated,
+        cut_at: None,
     })
 }
 

@@ -336,6 +336,12 @@ pub(crate) fn extract_embedded<S: StatementSink>(
     for emitter in [rdfa_out, microdata_out, script_out] {
         deliver(emitter, sink);
     }
+    if let Some(offset) = document.cut_at {
+        let limit = dom::MAX_PARSE_DEPTH;
+        report.errors.push(format!(
+            "elements nested deeper than {limit}: the page after byte {offset} was not read"
+        ));
+    }
     if document.truncated {
         let limit = dom::MAX_DEPTH;
         report
