@@ -59,7 +59,8 @@ const JSON_LD_PAGE: &str = r##"<!DOCTYPE html><html><head><title>JSON-LD</title>
 </script>
 </head><body><p>Nothing here</p><a href="/never">never</a></body></html>"##;
 
-/// Microdata: `itemid`, nested items, `itemref`, element value rules.
+/// Microdata: `itemid`, nested items, `itemref`, element value rules, `content` on any
+/// element.
 const MICRODATA_PAGE: &str = r##"<!DOCTYPE html><html><body>
 <div itemscope itemtype="http://schema.org/Event" itemid="http://pages.example/microdata#event"
      itemref="where">
@@ -69,6 +70,10 @@ const MICRODATA_PAGE: &str = r##"<!DOCTYPE html><html><body>
   <link itemprop="url" href="/mixed">
   <div itemprop="performer" itemscope itemtype="http://schema.org/Person">
     <span itemprop="name">Di</span> <img itemprop="image" src="di.png" alt="">
+  </div>
+  <div itemprop="offers" itemscope itemtype="http://schema.org/Offer">
+    <span itemprop="price" content="13.00">$13.00</span>
+    <div itemprop="validFrom" content="2024-04-01">from 1 April</div>
   </div>
 </div>
 <p id="where" itemprop="location">Hall 2</p>

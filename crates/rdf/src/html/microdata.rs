@@ -336,10 +336,15 @@ impl<'d> Extractor<'d, '_> {
         }
     }
 
-    /// An element's property value, by the HTML rules per element.
+    /// An element's property value, by the rules of the W3C Microdata note (§6 "Values"): an
+    /// item, else the `content` attribute on any element (schema.org pages write
+    /// `<span itemprop="price" content="13.00">$13.00</span>`), else the rule for the element.
     fn value(&mut self, element: &'d Element, scope: &Scope) -> Term {
         if element.has("itemscope") {
             return self.item(element, scope);
+        }
+        if let Some(content) = element.attr("content") {
+            return self.literal(element, content.to_string());
         }
         let url = |attribute: &str| {
             let value = element.attr(attribute).unwrap_or("").trim();
@@ -355,7 +360,8 @@ impl<'d> Extractor<'d, '_> {
             return resource;
         }
         match element.name.as_str() {
-            "meta" => self.literal(element, element.attr("content").unwrap_or("").to_string()),
+            // A `meta` without `content` (one with it was handled above).
+            "meta" => self.literal(element, String::new()),
             "data" | "meter" => number(element.attr("value").unwrap_or("")).unwrap_or_else(|| {
                 self.literal(element, element.attr("value").unwrap_or("").into())
             }),

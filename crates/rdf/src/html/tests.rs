@@ -251,3 +251,32 @@ fn processor_graph_names_each_problem_and_drops_the_data() {
         "data in the processor graph: {nquads}"
     );
 }
+
+#[test]
+fn microdata_content_attribute_gives_the_value_on_any_element() {
+    let page = r#"<div itemscope itemtype="http://schema.org/Offer">
+<span itemprop="price" content="13.00">$13.00</span>
+<a itemprop="url" href="http://shop.example/lamp" content="lamp">Lamp</a>
+<time itemprop="validFrom" datetime="2024-05-01" content="1 May">May</time>
+<meta itemprop="sku">
+<span itemprop="name">Lamp</span>
+</div>"#;
+    let (graph, _) = page_graph(page);
+    let mut lines: Vec<&str> = Vec::new();
+    let nquads = graph.to_nquads();
+    for line in nquads.lines() {
+        lines.push(line.split_once(' ').unwrap().1);
+    }
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        [
+            "<http://schema.org/name> \"Lamp\" .",
+            "<http://schema.org/price> \"13.00\" .",
+            "<http://schema.org/sku> \"\" .",
+            "<http://schema.org/url> \"lamp\" .",
+            "<http://schema.org/validFrom> \"1 May\" .",
+            "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://schema.org/Offer> .",
+        ]
+    );
+}
