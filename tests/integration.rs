@@ -49,6 +49,7 @@ mod interop_pywb_sample;
 mod interop_wget;
 mod interop_writer;
 mod jsonld_contexts;
+mod jsonld_output;
 mod logging_progress;
 mod ls_parallel;
 mod man_pages;

@@ -880,28 +880,41 @@ fn write_jsonld(
     JsonLdSerializer::new_with_options(&mut compact, JsonLdOptions::new())
         .serialize_quads(statements.into_source())
         .map_err(|error| serializer_error(sink_error(error).to_string()))?;
-    // sophia lists a node's properties in hash order: sort them so the same graph always gives
-    // the same bytes.
+    // sophia lists nodes, properties and values in hash order, which changes from process to
+    // process: sort them so the same graph always gives the same bytes.
     let document: serde_json::Value =
         serde_json::from_slice(&compact).map_err(|error| serializer_error(error.to_string()))?;
     let io_error = |source| SerializeError::Io { format, source };
-    serde_json::to_writer_pretty(&mut *out, &sorted_keys(document))
+    serde_json::to_writer_pretty(&mut *out, &canonical_order(document))
         .map_err(|error| io_error(error.into()))?;
     out.write_all(b"\n").map_err(io_error)
 }
 
-/// The JSON value with every object's keys in byte order.
-fn sorted_keys(value: serde_json::Value) -> serde_json::Value {
+/// The JSON value with every object's keys in byte order and every array (nodes, values) in
+/// the byte order of its items' JSON text, except `@list` arrays, whose order is data. Nodes
+/// come out by `@id`, as `@id` is the first key of a node without `@graph`. (Recursive: the
+/// expanded JSON-LD of a graph nests a handful of levels at most.)
+fn canonical_order(value: serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     match value {
-        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
+        Value::Array(items) => {
+            let mut items: Vec<Value> = items.into_iter().map(canonical_order).collect();
+            items.sort_by_cached_key(Value::to_string);
+            Value::Array(items)
+        }
         Value::Object(map) => {
             let mut entries: Vec<(String, Value)> = map.into_iter().collect();
             entries.sort_by(|(a, _), (b, _)| a.cmp(b));
-            let sorted = entries
-                .into_iter()
-                .map(|(key, value)| (key, sorted_keys(value)));
-            Value::Object(sorted.collect())
+            let ordered = entries.into_iter().map(|(key, value)| {
+                let value = match value {
+                    Value::Array(items) if key == "@list" => {
+                        Value::Array(items.into_iter().map(canonical_order).collect())
+                    }
+                    value => canonical_order(value),
+                };
+                (key, value)
+            });
+            Value::Object(ordered.collect())
         }
         other => other,
     }
