@@ -35,13 +35,21 @@ pub(crate) fn extract(
             continue;
         }
         let text = element.text_content();
+        let text = text.trim();
+        // JSON-LD blocks are read leniently, as extruct reads them: a block that is not JSON
+        // is read again without JavaScript comments and trailing commas, with control
+        // characters in strings taken as written.
+        let recovered = (syntax == Syntax::JsonLd
+            && serde_json::from_str::<serde_json::Value>(text).is_err())
+        .then(|| lenient_json(text));
+        let text = recovered.as_deref().unwrap_or(text);
         let mut relabel = Relabel {
             emitter,
             scope: format!("b{number}_"),
             count: 0,
         };
         let outcome = parse_statements(
-            text.trim().as_bytes(),
+            text.as_bytes(),
             syntax,
             base,
             contexts,
@@ -74,6 +82,88 @@ pub(crate) fn extract(
             ));
         }
     }
+}
+
+/// The text of a JSON-LD block the way extruct (through jstyleson) reads one that is not JSON:
+/// a first line that is a `//` or `<!-- -->` comment dropped, `//` and `/* */` comments outside
+/// strings dropped, a comma before `]` or `}` dropped, and control characters inside strings
+/// (which JSON allows only escaped) escaped, so that they keep their value.
+fn lenient_json(text: &str) -> String {
+    let text = without_comment_line(text);
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            match c {
+                '\\' => {
+                    out.push(c);
+                    if let Some(escaped) = chars.next() {
+                        out.push(escaped);
+                    }
+                }
+                '"' => {
+                    in_string = false;
+                    out.push(c);
+                }
+                c if u32::from(c) < 0x20 => {
+                    out.push_str(&format!("\\u{:04x}", u32::from(c)));
+                }
+                c => out.push(c),
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for skipped in chars.by_ref() {
+                    if skipped == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut star = false;
+                for skipped in chars.by_ref() {
+                    if star && skipped == '/' {
+                        break;
+                    }
+                    star = skipped == '*';
+                }
+                out.push(' ');
+            }
+            (']' | '}', _) => {
+                let kept = out.trim_end().len();
+                if out[..kept].ends_with(',') {
+                    out.truncate(kept - 1);
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` without a first line that is a `//` comment or holds an `<!-- … -->` comment.
+fn without_comment_line(text: &str) -> &str {
+    let trimmed = text.trim_start();
+    let line_end = trimmed.find('\n').unwrap_or(trimmed.len());
+    let line = &trimmed[..line_end];
+    if line.starts_with("//") {
+        return &trimmed[line_end..];
+    }
+    if line.starts_with("<!--")
+        && let Some(end) = line.rfind("-->")
+    {
+        return &trimmed[end + 3..];
+    }
+    text
 }
 
 /// The RDF syntax a script's `type` declares, if any (parameters and case ignored).

@@ -280,3 +280,55 @@ fn microdata_content_attribute_gives_the_value_on_any_element() {
         ]
     );
 }
+
+#[test]
+fn json_ld_blocks_with_comments_control_characters_and_trailing_commas_are_recovered() {
+    let page = "<html><head><script type=\"application/ld+json\">\n\
+// Structured data for the product page\n\
+{\n\
+  \"@context\": {\"@vocab\": \"http://schema.org/\"}, /* inline context */\n\
+  \"@id\": \"http://shop.example/lamp\",\n\
+  \"url\": \"http://shop.example/a//b/*c*/\", // the page\n\
+  \"description\": \"two\tcolumns\nand a line\",\n\
+  \"offers\": [{\"price\": \"13.00\",},],\n\
+}\n\
+</script><script type=\"application/ld+json\"><!-- hidden from old browsers -->\n\
+{\"@id\": \"http://shop.example/b\", \"http://schema.org/name\": \"B\"}\n\
+</script><script type=\"application/ld+json\">{\"@id\": \"http://shop.example/c\" nope}</script>\
+</head></html>";
+    let (graph, report) = page_graph(page);
+    assert_eq!(report.json_ld_blocks, 3);
+    assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
+    assert!(
+        report.errors[0].starts_with("script block 3 "),
+        "{:?}",
+        report.errors
+    );
+    let mut lines: Vec<String> = graph
+        .to_nquads()
+        .lines()
+        .map(|line| {
+            // The one blank node, whatever its label.
+            let words = line.split(' ').map(|word| {
+                if word.starts_with("_:") {
+                    "_:offer"
+                } else {
+                    word
+                }
+            });
+            words.collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    lines.sort_unstable();
+    let lamp = "<http://shop.example/lamp>";
+    assert_eq!(
+        lines,
+        [
+            "<http://shop.example/b> <http://schema.org/name> \"B\" .".to_string(),
+            format!("{lamp} <http://schema.org/description> \"two\\tcolumns\\nand a line\" ."),
+            format!("{lamp} <http://schema.org/offers> _:offer ."),
+            format!("{lamp} <http://schema.org/url> \"http://shop.example/a//b/*c*/\" ."),
+            "_:offer <http://schema.org/price> \"13.00\" .".to_string(),
+        ]
+    );
+}
