@@ -223,3 +223,90 @@ fn crawled_pages_replay_as_pyrdfa_rdflib_and_microdata_parser_extract_them() {
         "a plain <a href> was followed"
     );
 }
+
+/// A Drupal-7-shaped page: the same markup means other statements in RDFa 1.0 (`@property`
+/// with child elements is an XML literal, `@href` beside `@property` is not its value, no
+/// initial context, no `@vocab`, `@src` names the subject).
+const RDFA_1_0_BODY: &str = r##"<head><title>Node</title></head>
+<body>
+<div about="/node/1" typeof="foaf:Document sioc:Item">
+  <h2 property="dc:title">A <em>first</em> node</h2>
+  <span property="dc:date" datatype="xsd:dateTime" content="2010-01-01T00:00:00+00:00">1 Jan</span>
+  <a property="dc:creator" href="/user/1">admin</a>
+  <a rel="license" href="http://creativecommons.org/licenses/by/3.0/">CC</a>
+  <span property="schema:name">from the initial context</span>
+  <div vocab="http://schema.org/"><span property="name">a vocab term</span></div>
+  <div rel="sioc:has_creator"><span about="/user/1" property="foaf:name">Ada</span></div>
+  <img src="/logo.png" property="dc:description" content="a logo"/>
+</div>
+<p resource="/node/2" property="dc:title" lang="en">Two</p>
+</body></html>"##;
+
+/// `ldwarc parse --syntax rdfa` of a page, and pyRdfa3's graph of the same file, compared
+/// with rdflib (isomorphism); returns ldwarc's statements, sorted.
+fn rdfa_like_pyrdfa(dir: &std::path::Path, name: &str, page: &str) -> Vec<String> {
+    let base = "http://drupal.example/node/1";
+    let file = dir.join(format!("{name}.html"));
+    std::fs::write(&file, page).unwrap();
+    let output = run(ldwarc()
+        .arg("parse")
+        .arg(&file)
+        .args(["--base", base, "--syntax", "rdfa"]));
+    let actual = stdout_ok(&output, &format!("parse {name}"));
+    let actual_file = dir.join(format!("{name}.nt"));
+    std::fs::write(&actual_file, &actual).unwrap();
+    let script = r#"
+import sys
+from pyRdfa import Options, pyRdfa
+from rdflib import Graph
+from rdflib.compare import isomorphic, to_isomorphic
+page, base, actual = sys.argv[1:4]
+expected = pyRdfa(Options(embedded_rdf=False), base=base, media_type="text/html").graph_from_source(page)
+got = Graph().parse(actual, format="nt")
+if not isomorphic(expected, got):
+    e, g = to_isomorphic(expected), to_isomorphic(got)
+    print("only pyRdfa:", sorted(" ".join(x.n3() for x in t) for t in set(e) - set(g)))
+    print("only ldwarc:", sorted(" ".join(x.n3() for x in t) for t in set(g) - set(e)))
+    sys.exit(1)
+print("ok", len(got))
+"#;
+    let compared = run(Command::new(venv_bin("python"))
+        .arg("-c")
+        .arg(script)
+        .arg(&file)
+        .arg(base)
+        .arg(&actual_file));
+    stdout_ok(&compared, &format!("pyRdfa3 against ldwarc on {name}"));
+    let mut lines: Vec<String> = actual.lines().map(str::to_string).collect();
+    lines.sort_unstable();
+    lines
+}
+
+#[test]
+fn rdfa_1_0_pages_are_read_as_pyrdfa_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let namespaces = "xmlns:dc=\"http://purl.org/dc/terms/\" \
+                      xmlns:foaf=\"http://xmlns.com/foaf/0.1/\" \
+                      xmlns:sioc=\"http://rdfs.org/sioc/ns#\"";
+    let old =
+        format!("<!DOCTYPE html>\n<html version=\"XHTML+RDFa 1.0\" {namespaces}>\n{RDFA_1_0_BODY}");
+    let new = format!("<!DOCTYPE html>\n<html {namespaces}>\n{RDFA_1_0_BODY}");
+    let old = rdfa_like_pyrdfa(dir.path(), "rdfa10", &old);
+    let new = rdfa_like_pyrdfa(dir.path(), "rdfa11", &new);
+    // `@href` beside `@property`: the subject in RDFa 1.0, the value in RDFa 1.1.
+    let creator = "<http://purl.org/dc/terms/creator>";
+    let admin = format!("<http://drupal.example/user/1> {creator} \"admin\" .");
+    assert!(old.contains(&admin), "{old:#?}");
+    let linked =
+        format!("<http://drupal.example/node/1> {creator} <http://drupal.example/user/1> .");
+    assert!(new.contains(&linked), "{new:#?}");
+    assert!(
+        old.iter().any(|line| line.contains("A <em xmlns:dc=")
+            && line.ends_with("^^<http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral> .")),
+        "{old:#?}"
+    );
+    assert!(
+        !old.iter().any(|line| line.contains("schema.org")),
+        "{old:#?}"
+    );
+}

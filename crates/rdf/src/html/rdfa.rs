@@ -1,7 +1,7 @@
 //! RDFa 1.1 (Core, HTML+RDFa, XHTML+RDFa, Lite) following the processing sequence of RDFa
 //! Core 1.1 §7.5, with the host-language rules of HTML+RDFa 1.1 (`<head>`/`<body>` as
 //! subjects, `@rel` terms ignored beside `@property`, `<time>`/`@datetime` typing) and the
-//! Role Attribute (`@role`).
+//! Role Attribute (`@role`); and RDFa 1.0 for pages whose `<html version>` declares it.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -102,6 +102,42 @@ const XHTML_TERMS: &[&str] = &[
     "up",
 ];
 
+/// The link types RDFa 1.0 reads as terms (in the `xhv:` vocabulary), for `@rel`, `@rev` and
+/// the other attributes that take terms, as pyRdfa has them.
+const RDFA_1_0_TERMS: &[&str] = &[
+    "alternate",
+    "appendix",
+    "cite",
+    "bookmark",
+    "chapter",
+    "contents",
+    "copyright",
+    "glossary",
+    "help",
+    "icon",
+    "index",
+    "meta",
+    "next",
+    "p3pv1",
+    "prev",
+    "previous",
+    "role",
+    "section",
+    "subsection",
+    "start",
+    "license",
+    "up",
+    "last",
+    "stylesheet",
+    "first",
+    "top",
+];
+
+/// The attributes that make an element take part in RDFa 1.0 processing.
+const RDFA_1_0_ATTRIBUTES: &[&str] = &[
+    "href", "resource", "about", "property", "rel", "rev", "typeof", "src",
+];
+
 type List = Rc<RefCell<Vec<Term>>>;
 
 /// The lists started on one subject, by predicate, in order of appearance.
@@ -146,6 +182,9 @@ struct Context {
 struct Processor<'e> {
     base: String,
     url: String,
+    /// Whether XML literals declare the XHTML namespace as their default: always in RDFa 1.1;
+    /// in RDFa 1.0 (as pyRdfa writes them) only when the page declares it.
+    default_namespace: bool,
     terms: HashMap<String, String>,
     emitter: &'e mut Emitter,
     problems: Vec<Problem>,
@@ -164,6 +203,38 @@ pub(crate) fn extract(
     documents: &dyn ContextSource,
     emitter: &mut Emitter,
 ) -> Vec<Problem> {
+    // A page that declares RDFa 1.0 (`<html version="XHTML+RDFa 1.0">`) is read by the rules of
+    // RDFa 1.0, as pyRdfa reads it: the version changes what the same markup means.
+    let version_1_0 = document
+        .root
+        .attr("version")
+        .is_some_and(|version| version.contains("RDFa 1.0") || version.contains("RDFa1.0"));
+    if version_1_0 {
+        let terms = RDFA_1_0_TERMS
+            .iter()
+            .map(|term| (term.to_string(), format!("{XHV}{term}")))
+            .collect();
+        let mut processor = Processor {
+            base: base.to_string(),
+            url: url.to_string(),
+            default_namespace: document.root.has("xmlns"),
+            terms,
+            emitter,
+            problems: Vec::new(),
+        };
+        let context = Context {
+            parent_subject: Term::Iri(base.to_string()),
+            parent_object: None,
+            prefixes: Rc::default(),
+            declared: Rc::default(),
+            vocabulary: None,
+            language: None,
+            incomplete: Rc::new(Vec::new()),
+            lists: Rc::default(),
+        };
+        processor.element_1_0(&document.root, &context);
+        return processor.problems;
+    }
     let mut terms: HashMap<String, String> = CORE_TERMS
         .iter()
         .map(|(term, iri)| (term.to_string(), iri.to_string()))
@@ -176,6 +247,7 @@ pub(crate) fn extract(
     let mut processor = Processor {
         base: base.to_string(),
         url: url.to_string(),
+        default_namespace: true,
         terms,
         emitter,
         problems: Vec::new(),
@@ -382,6 +454,190 @@ impl Processor<'_> {
         }
     }
 
+    /// One element and its descendants by the rules of RDFa 1.0 (XHTML+RDFa 1.0 §5.5, as
+    /// pyRdfa applies them): prefixes only from `xmlns:`, no `@vocab`, `@prefix` or `@inlist`;
+    /// `@src`, and without `@rel`/`@rev` also `@resource` and `@href`, name the subject;
+    /// `@property` always gives a literal, an XML literal when the element has child elements.
+    fn element_1_0(&mut self, element: &Element, parent: &Context) {
+        let mut prefixes = parent.prefixes.clone();
+        let mut declared = parent.declared.clone();
+        for (name, value) in &element.attrs {
+            if let Some(prefix) = name.strip_prefix("xmlns:")
+                && prefix != "_"
+                && !value.is_empty()
+            {
+                let iri = super::resolve(&self.url, value).unwrap_or(value.to_string());
+                Rc::make_mut(&mut prefixes).insert(prefix.to_string(), iri.clone());
+                Rc::make_mut(&mut declared).insert(prefix.to_string(), iri);
+            }
+        }
+        let language = self.language(element, parent);
+        let local = Context {
+            prefixes,
+            declared,
+            language,
+            ..parent.clone()
+        };
+        self.role(element, &local);
+        if !RDFA_1_0_ATTRIBUTES.iter().any(|name| element.has(name)) {
+            for child in element.elements() {
+                self.element_1_0(child, &local);
+            }
+            return;
+        }
+
+        let parent_object = parent
+            .parent_object
+            .clone()
+            .unwrap_or_else(|| parent.parent_subject.clone());
+        let has_rel_rev = element.has("rel") || element.has("rev");
+        let named = if has_rel_rev {
+            self.resource_1_0(element, &["about", "src"], &local)
+        } else {
+            self.resource_1_0(element, &["about", "src", "resource", "href"], &local)
+        };
+        let subject = match named {
+            Some(subject) => subject,
+            None if element.has("typeof") => self.emitter.fresh_blank(),
+            None => parent_object,
+        };
+        let object = if has_rel_rev {
+            self.resource_1_0(element, &["resource", "href"], &local)
+        } else {
+            Some(subject.clone())
+        };
+
+        for value in split(element.attr("typeof")) {
+            if let Some(kind) = self.term_or_curie_1_0(value, &local) {
+                self.emit(subject.clone(), RDF_TYPE, kind);
+            }
+        }
+        let mut incomplete = Vec::new();
+        for (attribute, forward) in [("rel", true), ("rev", false)] {
+            for value in split(element.attr(attribute)) {
+                let Some(Term::Iri(predicate)) = self.term_or_curie_1_0(value, &local) else {
+                    continue;
+                };
+                match (&object, forward) {
+                    (Some(object), true) => self.emit(subject.clone(), &predicate, object.clone()),
+                    (Some(object), false) => self.emit(object.clone(), &predicate, subject.clone()),
+                    (None, true) => incomplete.push(Incomplete::Forward(predicate)),
+                    (None, false) => incomplete.push(Incomplete::Backward(predicate)),
+                }
+            }
+        }
+        if element.has("property") {
+            let value = self.literal_1_0(element, &local);
+            for name in split(element.attr("property")) {
+                if let Some(Term::Iri(predicate)) = self.term_or_curie_1_0(name, &local) {
+                    self.emit(subject.clone(), &predicate, value.clone());
+                }
+            }
+        }
+
+        let child_object = object.unwrap_or_else(|| self.emitter.fresh_blank());
+        let child_context = Context {
+            parent_subject: subject.clone(),
+            parent_object: Some(child_object),
+            incomplete: Rc::new(incomplete),
+            ..local
+        };
+        for child in element.elements() {
+            self.element_1_0(child, &child_context);
+        }
+        self.complete(parent, &subject);
+    }
+
+    /// The first of `attributes` that names a resource: `@about` and `@resource` take an IRI
+    /// or a safe CURIE (`[prefix:name]`), `@href` and `@src` an IRI.
+    fn resource_1_0(
+        &mut self,
+        element: &Element,
+        attributes: &[&str],
+        local: &Context,
+    ) -> Option<Term> {
+        attributes.iter().find_map(|&name| {
+            let value = element.attr(name)?.trim();
+            if matches!(name, "about" | "resource")
+                && let Some(inner) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']'))
+            {
+                return self.curie_1_0(inner, local);
+            }
+            self.resolve(value).map(Term::Iri)
+        })
+    }
+
+    /// A term of RDFa 1.0 or a CURIE; RDFa 1.0 has no absolute IRIs in these attributes.
+    fn term_or_curie_1_0(&mut self, value: &str, local: &Context) -> Option<Term> {
+        if !value.contains(':') {
+            let term = self
+                .terms
+                .get(value)
+                .or_else(|| self.terms.get(&value.to_ascii_lowercase()))
+                .map(|iri| Term::Iri(iri.clone()));
+            if term.is_none() {
+                self.problems
+                    .push(("UnresolvedTerm", format!("term {value} is not defined")));
+            }
+            return term;
+        }
+        self.curie_1_0(value, local)
+    }
+
+    /// A CURIE of RDFa 1.0: prefixes are case-sensitive; `_:` names a blank node and `:` the
+    /// XHTML vocabulary.
+    fn curie_1_0(&mut self, value: &str, local: &Context) -> Option<Term> {
+        let (prefix, reference) = value.split_once(':')?;
+        if prefix == "_" {
+            return Some(self.emitter.named_blank(reference));
+        }
+        if prefix.is_empty() {
+            return Some(Term::Iri(format!("{XHV}{reference}")));
+        }
+        let Some(namespace) = local.prefixes.get(prefix) else {
+            self.problems.push((
+                "UnresolvedCURIE",
+                format!("CURIE {value}: undefined prefix"),
+            ));
+            return None;
+        };
+        Some(Term::Iri(format!("{namespace}{reference}")))
+    }
+
+    /// The value of `@property` in RDFa 1.0: `@content`, else the element's text, typed by
+    /// `@datatype`; with no `@datatype`, an element with child elements gives an XML literal.
+    fn literal_1_0(&mut self, element: &Element, local: &Context) -> Term {
+        let datatype = match element.attr("datatype").map(str::trim) {
+            None => None,
+            Some("") => Some(None),
+            Some(value) => Some(match self.term_or_curie_1_0(value, local) {
+                Some(Term::Iri(iri)) => Some(iri),
+                _ => None,
+            }),
+        };
+        let xml_literal = format!("{RDF}XMLLiteral");
+        let html_literal = format!("{RDF}HTML");
+        let lexical = match (element.attr("content"), &datatype) {
+            (Some(content), _) => content.to_string(),
+            (None, Some(Some(datatype)))
+                if *datatype == xml_literal || *datatype == html_literal =>
+            {
+                return self.typed_value(element, datatype.clone(), String::new(), local);
+            }
+            (None, Some(_)) => element.text_content(),
+            (None, None) => {
+                if element.elements().next().is_some() {
+                    return self.typed_value(element, xml_literal, String::new(), local);
+                }
+                element.text_content()
+            }
+        };
+        match datatype {
+            Some(Some(datatype)) => Term::typed(lexical, datatype),
+            _ => self.plain(lexical, local),
+        }
+    }
+
     /// Step 5: no `@rel`/`@rev`.
     fn plain_resources(&mut self, element: &Element, local: &Context, root: bool) -> Resources {
         let mut found = Resources::default();
@@ -559,7 +815,10 @@ impl Processor<'_> {
     /// The namespace declarations an XML literal carries: the default namespace and every
     /// prefix the page declared in scope, in name order.
     fn literal_namespaces(&self, local: &Context) -> Vec<(String, String)> {
-        let mut namespaces = vec![("xmlns".to_string(), XHTML_NS.to_string())];
+        let mut namespaces = Vec::new();
+        if self.default_namespace {
+            namespaces.push(("xmlns".to_string(), XHTML_NS.to_string()));
+        }
         let mut declared: Vec<(String, String)> = local
             .declared
             .iter()
