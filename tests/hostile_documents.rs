@@ -23,6 +23,10 @@ fn measured(dir: &Path, args: &[&str]) -> Finished {
     let stdout_path = dir.join("stdout");
     let stderr_path = dir.join("stderr");
     let started = Instant::now();
+    #[expect(
+        clippy::zombie_processes,
+        reason = "reaped below with wait4, which also gives its peak RSS"
+    )]
     let child = ldwarc()
         .args(args)
         .stdin(Stdio::null())
