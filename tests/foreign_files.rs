@@ -364,3 +364,215 @@ fn history_with_a_partial_graph_says_so_and_exits_1() {
     assert_eq!(code, Some(1));
     assert!(json.contains("\"partial\":"), "{json}");
 }
+
+/// One gzip member holding `bytes`.
+fn gzip_member(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+/// cdxj-indexer's lines for files in `dir` (named relative to it), sorted as `ldwarc cdx`
+/// sorts them.
+fn cdxj_indexer_lines(dir: &Path, names: &[&str]) -> Vec<String> {
+    let output = run(
+        std::process::Command::new(crate::common::venv_bin("cdxj-indexer"))
+            .current_dir(dir)
+            .args(names),
+    );
+    assert!(output.status.success(), "cdxj-indexer: {output:?}");
+    let mut lines: Vec<String> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .filter(|line| !line.starts_with('!'))
+        .map(str::to_string)
+        .collect();
+    lines.sort();
+    lines
+}
+
+fn sorted_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines.sort();
+    lines
+}
+
+/// A response with two Turtle statements, the second of which a cut can take off.
+fn two_statements(uri: &str) -> Vec<u8> {
+    let body = "<http://a.example/s> <http://a.example/p> \"first\" .\n\
+                <http://a.example/s> <http://a.example/p> \"second statement\" .\n";
+    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\n\r\n{body}");
+    record(uri, "2024-01-02T03:04:05Z", &[], http.as_bytes())
+}
+
+/// The file ends inside its last record (plain and gzip): the record is indexed with the
+/// bytes there are, with cdxj-indexer's line (offset, the length to the end of the file,
+/// the digest of what is there), reported as truncated; replay gives what the bytes hold.
+#[test]
+fn a_record_cut_short_at_the_end_of_a_file_is_indexed_as_cdxj_indexer_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = good("http://a.example/x");
+    let cut = two_statements("http://a.example/cut");
+    // Cut inside the second statement (its last 20 bytes and the record end are missing).
+    let mut plain = first.clone();
+    plain.extend_from_slice(&cut[..cut.len() - 24]);
+    let mut gzipped = gzip_member(&first);
+    let member = gzip_member(&cut);
+    gzipped.extend_from_slice(&member[..member.len() - 20]);
+    let root = root_with(
+        dir.path(),
+        &[
+            ("cut.warc", plain.clone()),
+            ("cut.warc.gz", gzipped.clone()),
+        ],
+    );
+    let (code, out, stderr) = stdout(&root, &["index"]);
+    assert_eq!(code, Some(1), "{out}{stderr}");
+    for (name, offset) in [
+        ("cut.warc", first.len()),
+        ("cut.warc.gz", gzip_member(&first).len()),
+    ] {
+        assert!(
+            stderr.contains(&format!(
+                "ldwarc: warc/{name}: offset {offset}: record is truncated"
+            )),
+            "{stderr}"
+        );
+    }
+    assert!(out.contains("4 captures added"), "{out}");
+    let (code, cdx, _) = stdout(&root, &["cdx"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        sorted_lines(&cdx),
+        cdxj_indexer_lines(&root.join("warc"), &["cut.warc", "cut.warc.gz"])
+    );
+    // Both copies are cut in the second statement: replay prints the first and says why.
+    let (code, graph, stderr) = stdout(&root, &["replay", "http://a.example/cut"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("is truncated"), "{stderr}");
+    assert!(stderr.contains("partial graph"), "{stderr}");
+    assert_eq!(
+        graph,
+        "<http://a.example/s> <http://a.example/p> \"first\" .\n"
+    );
+    // A file completed after it was indexed: the next run indexes its whole record, once.
+    let mut whole = first.clone();
+    whole.extend_from_slice(&cut);
+    std::fs::remove_file(root.join("warc/cut.warc.gz")).unwrap();
+    let (code, _, stderr) = stdout(&root, &["index", "--rebuild"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    std::fs::write(root.join("warc/cut.warc"), &whole).unwrap();
+    let (code, _, stderr) = stdout(&root, &["index"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (_, cdx, _) = stdout(&root, &["cdx"]);
+    assert_eq!(
+        sorted_lines(&cdx),
+        cdxj_indexer_lines(&root.join("warc"), &["cut.warc"])
+    );
+    assert_eq!(cdx.lines().count(), 2, "{cdx}");
+    let (code, out, _) = stdout(&root, &["index", "--verify"]);
+    assert_eq!(code, Some(0), "{out}");
+}
+
+/// A record whose gzip is two members (cut in its WARC header, in its HTTP head, in its
+/// payload) is one record spanning both members. cdxj-indexer (warcio) stops at the first
+/// member and cannot read such a file, so its line for the same records written one member
+/// per record is the reference, with the split record's length the sum of its members.
+#[test]
+fn a_record_split_over_two_gzip_members_is_read_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = good("http://a.example/x");
+    let split = two_statements("http://a.example/split");
+    let last = good("http://a.example/z");
+    let head_end = split.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let http_end = head_end + 4 + 30;
+    let reference = [gzip_member(&first), gzip_member(&split), gzip_member(&last)].concat();
+    let mut files = vec![("reference.warc.gz", reference)];
+    let names = [
+        "split-header.warc.gz",
+        "split-http.warc.gz",
+        "split-payload.warc.gz",
+    ];
+    for (name, at) in names.iter().zip([40, http_end, split.len() - 30]) {
+        let file = [
+            gzip_member(&first),
+            gzip_member(&split[..at]),
+            gzip_member(&split[at..]),
+            gzip_member(&last),
+        ]
+        .concat();
+        files.push((*name, file));
+    }
+    let root = root_with(dir.path(), &files);
+    let (code, out, stderr) = stdout(&root, &["index"]);
+    assert_eq!(code, Some(0), "{out}{stderr}");
+    let (_, cdx, _) = stdout(&root, &["cdx"]);
+    let reference = cdxj_indexer_lines(&root.join("warc"), &["reference.warc.gz"]);
+    assert_eq!(reference.len(), 3);
+    for (name, file) in &files[1..] {
+        let at = names.iter().position(|n| n == name).unwrap();
+        let cut = [40, http_end, split.len() - 30][at];
+        let split_length = gzip_member(&split[..cut]).len() + gzip_member(&split[cut..]).len();
+        let offsets = [
+            (0, gzip_member(&first).len()),
+            (gzip_member(&first).len(), split_length),
+            (
+                gzip_member(&first).len() + split_length,
+                gzip_member(&last).len(),
+            ),
+        ];
+        let reference_offsets = [
+            0,
+            gzip_member(&first).len(),
+            gzip_member(&first).len() + gzip_member(&split).len(),
+        ];
+        let mut expected: Vec<String> = reference
+            .iter()
+            .map(|line| {
+                let i = reference_offsets
+                    .iter()
+                    .position(|o| line.contains(&format!("\"offset\": \"{o}\"")))
+                    .unwrap();
+                let length = [
+                    gzip_member(&first).len(),
+                    gzip_member(&split).len(),
+                    gzip_member(&last).len(),
+                ][i];
+                line.replace(
+                    &format!(
+                        "\"length\": \"{length}\", \"offset\": \"{}\"",
+                        reference_offsets[i]
+                    ),
+                    &format!(
+                        "\"length\": \"{}\", \"offset\": \"{}\"",
+                        offsets[i].1, offsets[i].0
+                    ),
+                )
+                .replace("reference.warc.gz", name)
+            })
+            .collect();
+        expected.sort();
+        let mut got: Vec<String> = cdx
+            .lines()
+            .filter(|line| line.contains(&format!("\"filename\": \"{name}\"")))
+            .map(str::to_string)
+            .collect();
+        got.sort();
+        assert_eq!(got, expected, "{name}");
+        assert_eq!(file.len(), offsets[2].0 + offsets[2].1);
+        let (code, text) = check(&root.join("warc").join(name));
+        assert_eq!(code, Some(0), "{text}");
+        assert!(
+            text.contains(&format!(
+                "{}:{}: warning: record is split over 2 gzip members",
+                root.join("warc").join(name).display(),
+                offsets[1].0
+            )),
+            "{text}"
+        );
+    }
+    let (code, graph, stderr) = stdout(&root, &["replay", "http://a.example/split"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(graph.lines().count(), 2, "{graph}");
+}
+

@@ -234,6 +234,16 @@ pub fn check_reader<R: Read + Seek>(reader: &mut WarcReader<R>) -> FileReport {
         report.digests_checked += digests;
         match record.finish() {
             Ok(end) => {
+                if end.split_members > 0 {
+                    report.warning(
+                        offset,
+                        format!(
+                            "record is split over {} gzip members (read as one stream; WARC \
+                             recommends one member per record)",
+                            end.split_members + 1
+                        ),
+                    );
+                }
                 if let Some(damage) = end.damage {
                     report.error(damage.offset, damage.message);
                 } else if !is_arc && end.trailer != b"\r\n\r\n" {

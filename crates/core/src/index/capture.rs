@@ -67,7 +67,8 @@ pub struct RecordLocation {
 
 /// Reads every capture of one file, starting at `start` (the end of what an earlier run
 /// indexed). Returns the offset just past the last complete record, where the next
-/// incremental run starts.
+/// incremental run starts. A record the file cuts short is a capture (with the bytes there
+/// are, as cdxj-indexer indexes it) but not complete: the returned offset stays before it.
 pub fn read_captures(
     path: &Path,
     filename: &str,
@@ -94,13 +95,17 @@ pub fn read_captures(
                 return Ok(end);
             }
             (Err(error), Ok(record_end)) => {
-                if let Some(length) = record_end.span.length {
+                if let Some(length) = record_end.span.length
+                    && record_end.cut_short.is_none()
+                {
                     end = end.max(record_end.span.offset + length);
                 }
                 on_error(error);
             }
             (Ok(capture), Ok(record_end)) => {
-                if let Some(length) = record_end.span.length {
+                if let Some(length) = record_end.span.length
+                    && record_end.cut_short.is_none()
+                {
                     end = end.max(record_end.span.offset + length);
                 }
                 if let Some(mut capture) = capture {
