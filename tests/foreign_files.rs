@@ -576,3 +576,24 @@ fn a_record_split_over_two_gzip_members_is_read_as_one() {
     assert_eq!(graph.lines().count(), 2, "{graph}");
 }
 
+/// A space in `WARC-Target-URI` (no URI holds one, some writers leave it) is `%20` in the
+/// CDXJ url, as cdxj-indexer writes it (warcio replaces spaces, and nothing else).
+#[test]
+fn a_space_in_the_target_uri_is_percent_encoded_as_cdxj_indexer_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut file = good("http://a.example/with space/x");
+    file.extend(good("http://a.example/q?a=b c"));
+    let root = root_with(dir.path(), &[("spaces.warc", file)]);
+    let (code, _, stderr) = stdout(&root, &["index"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (_, cdx, _) = stdout(&root, &["cdx"]);
+    assert!(
+        cdx.contains("\"url\": \"http://a.example/with%20space/x\""),
+        "{cdx}"
+    );
+    assert_eq!(
+        sorted_lines(&cdx),
+        cdxj_indexer_lines(&root.join("warc"), &["spaces.warc"])
+    );
+}
+

@@ -142,7 +142,7 @@ fn capture_of<R: Read + Seek>(
     {
         return Ok(None);
     }
-    let Some(url) = header.target_uri().map(str::to_string) else {
+    let Some(url) = header.target_uri().map(url_as_indexed) else {
         return Ok(None);
     };
     let Some(time) = header.date().and_then(parse_warc_date) else {
@@ -170,7 +170,7 @@ fn capture_of<R: Read + Seek>(
     let record_id = header.record_id().map(str::to_string);
     let refers_to_url = header
         .get("WARC-Refers-To-Target-URI")
-        .map(|u| ldwarc_warc::header::strip_angle_brackets(u).to_string());
+        .map(|u| url_as_indexed(ldwarc_warc::header::strip_angle_brackets(u)));
     let refers_to_timestamp = header
         .get("WARC-Refers-To-Date")
         .and_then(parse_warc_date)
@@ -210,6 +210,13 @@ fn capture_of<R: Read + Seek>(
         refers_to_timestamp,
         original: None,
     }))
+}
+
+/// A target URI as the index keeps it: spaces (which no URI holds, but some writers leave
+/// in `WARC-Target-URI`) as `%20`, as warcio reads them and so cdxj-indexer and pywb index
+/// them; nothing else is changed.
+fn url_as_indexed(uri: &str) -> String {
+    uri.replace(' ', "%20")
 }
 
 /// [`wayback_timestamp`] without parsing a format string for every record (the common
