@@ -597,3 +597,83 @@ fn a_space_in_the_target_uri_is_percent_encoded_as_cdxj_indexer_does() {
     );
 }
 
+/// One uncompressed record of any type with the given WARC Content-Type (none if `None`).
+fn typed_record(kind: &str, uri: &str, content_type: Option<&str>, block: &[u8]) -> Vec<u8> {
+    let mut head = format!(
+        "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <urn:x:{kind}:{}>\r\n\
+         WARC-Date: 2024-01-02T03:04:05Z\r\nWARC-Target-URI: {uri}\r\n",
+        uri.len()
+    );
+    if let Some(content_type) = content_type {
+        head.push_str(&format!("Content-Type: {content_type}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", block.len()));
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(block);
+    bytes.extend_from_slice(b"\r\n\r\n");
+    bytes
+}
+
+/// `ls` shows the status `cdx` indexes: for a response whose WARC Content-Type does not say
+/// application/http (302 and 200), and for no request record, whatever its block holds.
+#[test]
+fn ls_shows_the_status_cdx_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let redirect = b"HTTP/1.1 302 Found\r\nLocation: http://a.example/y\r\n\r\n";
+    let records = [
+        typed_record("response", "http://a.example/x", None, redirect),
+        typed_record(
+            "response",
+            "http://a.example/y",
+            Some("application/octet-stream"),
+            &http_response(),
+        ),
+        // A head the block ends inside of.
+        typed_record(
+            "response",
+            "http://a.example/z",
+            Some("application/http; msgtype=response"),
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/turtle",
+        ),
+        // A request whose block a tool filled with a response head.
+        typed_record(
+            "request",
+            "http://a.example/y",
+            Some("application/http; msgtype=request"),
+            b"HTTP/1.1 200 OK\r\n\r\n",
+        ),
+    ];
+    let root = root_with(dir.path(), &[("status.warc", records.concat())]);
+    let (code, _, stderr) = stdout(&root, &["index"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (_, cdx, _) = stdout(&root, &["cdx"]);
+    let mut cdx_status = std::collections::BTreeMap::new();
+    for line in cdx.lines() {
+        let json: serde_json::Value =
+            serde_json::from_str(line.splitn(3, ' ').nth(2).unwrap()).unwrap();
+        let offset: u64 = json["offset"].as_str().unwrap().parse().unwrap();
+        cdx_status.insert(offset, json["status"].as_str().map(str::to_string));
+    }
+    let output = run(ldwarc()
+        .args(["ls", "--format", "json"])
+        .arg(root.join("warc/status.warc")));
+    assert!(output.status.success(), "{output:?}");
+    let mut ls_status = std::collections::BTreeMap::new();
+    let mut request_status = None;
+    for line in String::from_utf8(output.stdout).unwrap().lines() {
+        let json: serde_json::Value = serde_json::from_str(line).unwrap();
+        let status = json["status"].as_u64().map(|s| s.to_string());
+        if json["type"] == "request" {
+            request_status = Some(status);
+        } else {
+            ls_status.insert(json["offset"].as_u64().unwrap(), status);
+        }
+    }
+    assert_eq!(ls_status, cdx_status);
+    assert_eq!(
+        ls_status.values().cloned().collect::<Vec<_>>(),
+        [Some("302".into()), Some("200".into()), Some("200".into())]
+    );
+    assert_eq!(request_status, Some(None));
+}
+

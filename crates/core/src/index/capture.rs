@@ -152,9 +152,7 @@ fn capture_of<R: Read + Seek>(
             &url,
         ));
     };
-    let has_http = matches!(*record_type, "response" | "revisit")
-        && (url.starts_with("http:") || url.starts_with("https:"))
-        && header.content_length().is_some_and(|n| n > 0);
+    let has_http = http::indexes_http_head(record_type, &url, header.content_length());
     let declared = header
         .get("WARC-Payload-Digest")
         .map(canonical_payload_digest);
@@ -302,14 +300,7 @@ fn read_head_and_digest<R: Read + Seek>(
         record.consume(n);
     }
     let head = if has_http {
-        http::parse_head_lenient(&head_bytes)
-            .or_else(|| {
-                // A head cut short by the end of the block still gives status and type.
-                let mut terminated = head_bytes.clone();
-                terminated.extend_from_slice(b"\r\n\r\n");
-                http::parse_head_lenient(&terminated)
-            })
-            .map(|(head, _)| head)
+        http::parse_indexed_head(&head_bytes)
     } else {
         None
     };
