@@ -614,6 +614,23 @@ fn typed_record(kind: &str, uri: &str, content_type: Option<&str>, block: &[u8])
     bytes
 }
 
+/// One uncompressed record of any type with a WARC Content-Type and further fields.
+fn typed_record_with(
+    kind: &str,
+    uri: &str,
+    content_type: &str,
+    fields: &[(&str, &str)],
+    block: &[u8],
+) -> Vec<u8> {
+    let extra: String = fields
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
+    let record = typed_record(kind, uri, Some(content_type), block);
+    let at = record.windows(2).position(|w| w == b"\r\n").unwrap() + 2;
+    [&record[..at], extra.as_bytes(), &record[at..]].concat()
+}
+
 /// `ls` shows the status `cdx` indexes: for a response whose WARC Content-Type does not say
 /// application/http (302 and 200), and for no request record, whatever its block holds.
 #[test]
@@ -677,3 +694,114 @@ fn ls_shows_the_status_cdx_shows() {
     assert_eq!(request_status, Some(None));
 }
 
+/// `check --lenient` takes the defects wpull, warcio.js and ArchiveWeb.page write as
+/// warnings (each in a file of its own, each an error without the flag), and nothing else.
+#[test]
+fn check_lenient_accepts_what_real_tools_write_and_nothing_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let fields = b"software: test\r\nformat: WARC File Format 1.0\r\n";
+    let warcinfo = |extra: &str| {
+        let mut bytes = format!(
+            "WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Type: application/warc-fields\r\n\
+             WARC-Date: 2015-03-30T23:50:45Z\r\n\
+             WARC-Record-ID: <urn:uuid:af068b1e-6313-43f7-9278-e68e65528cee>\r\n{extra}\
+             Content-Length: {}\r\n\r\n",
+            fields.len()
+        )
+        .into_bytes();
+        bytes.extend_from_slice(fields);
+        bytes.extend_from_slice(b"\r\n\r\n");
+        bytes
+    };
+    // wpull: the warcinfo record names itself.
+    let wpull = warcinfo("WARC-Warcinfo-ID: <urn:uuid:af068b1e-6313-43f7-9278-e68e65528cee>\r\n");
+    // warcio.js: a metadata record with a (correct) payload digest.
+    let metadata_block = b"{\"pages\": 1}";
+    let digest = format!(
+        "sha1:{}",
+        data_encoding::BASE32.encode(&Sha1::digest(metadata_block))
+    );
+    let mut warciojs = warcinfo("");
+    warciojs.extend(typed_record_with(
+        "metadata",
+        "urn:pageinfo:http://a.example/",
+        "application/json",
+        &[("WARC-Payload-Digest", &digest)],
+        metadata_block,
+    ));
+    // ArchiveWeb.page: a request line without an HTTP version.
+    let mut awp = warcinfo("");
+    awp.extend(typed_record_with(
+        "request",
+        "http://a.example/x",
+        "application/http; msgtype=request",
+        &[],
+        b"GET /x\r\nHost: a.example\r\n\r\n",
+    ));
+    awp.extend(good("http://a.example/x"));
+    // Not in the list: a forbidden field elsewhere stays an error.
+    let mut other = warcinfo("WARC-Refers-To: <urn:uuid:1>\r\n");
+    other.extend(good("http://a.example/y"));
+    let files = [
+        (
+            "wpull.warc",
+            wpull,
+            "WARC-Warcinfo-ID must not appear in warcinfo records",
+        ),
+        (
+            "warciojs.warc",
+            warciojs,
+            "WARC-Payload-Digest must not appear in metadata records",
+        ),
+        (
+            "awp.warc",
+            awp,
+            "request line \"GET /x\" has no HTTP version",
+        ),
+    ];
+    for (name, bytes, message) in &files {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let (code, text) = check(&path);
+        assert_eq!(code, Some(1), "{name}: {text}");
+        assert!(text.contains(": error: "), "{name}: {text}");
+        let output = run(ldwarc().args(["check", "--lenient"]).arg(&path));
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{name}: {text}");
+        let offset = if name.starts_with("wpull") {
+            0
+        } else {
+            warcinfo("").len()
+        };
+        let problems: Vec<&str> = text
+            .lines()
+            .filter(|line| line.contains(": warning: ") || line.contains(": error: "))
+            .collect();
+        assert_eq!(
+            problems,
+            [format!("{}:{offset}: warning: {message}", path.display())],
+            "{name}"
+        );
+        assert!(text.contains(" 0 errors, 1 warnings"), "{name}: {text}");
+        let strict = run(ldwarc().args(["check", "--lenient", "--strict"]).arg(&path));
+        assert_eq!(strict.status.code(), Some(1), "{name}");
+    }
+    // The file wpull wrote in pywb's sample archive: an error by the standard, a warning
+    // with --lenient.
+    let wpull = crate::common::pywb_sample_warcs().join("example-wpull.warc.gz");
+    let (code, text) = check(&wpull);
+    assert_eq!(code, Some(1), "{text}");
+    let output = run(ldwarc().args(["check", "--lenient"]).arg(&wpull));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.ends_with(": 0 errors, 1 warnings\n"), "{text}");
+    let path = dir.path().join("other.warc");
+    std::fs::write(&path, &other).unwrap();
+    let output = run(ldwarc().args(["check", "--lenient"]).arg(&path));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(":0: error: WARC-Refers-To must not appear in warcinfo records"),
+        "{text}"
+    );
+}

@@ -91,6 +91,10 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "fail on warnings too",
                 ),
                 (
+                    "ldwarc check --lenient wpull.warc.gz",
+                    "the defects wpull, warcio.js and ArchiveWeb.page write are warnings",
+                ),
+                (
                     "ldwarc check --format json old/ | jq .",
                     "problems as JSON lines",
                 ),
