@@ -708,6 +708,63 @@ fn ls_shows_the_status_cdx_shows() {
     assert_eq!(request_status, Some(None));
 }
 
+/// `now` is a date wherever one is given: `replay URL@now`, `diff URL@DATE now`,
+/// `diff @DATE @now`, as `query --closest now` already took it.
+#[test]
+fn now_is_a_date_for_replay_and_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let turtle = |value: &str| {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\n\r\n\
+             <http://a.example/s> <http://a.example/p> \"{value}\" .\n"
+        )
+        .into_bytes()
+    };
+    let old = record(
+        "http://a.example/doc",
+        "2024-01-02T03:04:05Z",
+        &[],
+        &turtle("old"),
+    );
+    let new = record(
+        "http://a.example/doc",
+        "2025-01-02T03:04:05Z",
+        &[],
+        &turtle("new"),
+    );
+    let root = root_with(dir.path(), &[("now.warc", [old, new].concat())]);
+    let (code, _, stderr) = stdout(&root, &["index"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, graph, stderr) = stdout(&root, &["replay", "http://a.example/doc@now"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        graph,
+        "<http://a.example/s> <http://a.example/p> \"new\" .\n"
+    );
+    for args in [
+        ["diff", "--format", "nt", "http://a.example/doc@2024", "now"],
+        [
+            "diff",
+            "--format",
+            "nt",
+            "http://a.example/doc@2024",
+            "http://a.example/doc@NOW",
+        ],
+    ] {
+        let (code, diff, stderr) = stdout(&root, &args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert_eq!(
+            diff,
+            "- <http://a.example/s> <http://a.example/p> \"old\" .\n\
+             + <http://a.example/s> <http://a.example/p> \"new\" .\n",
+            "{args:?}"
+        );
+    }
+    let (code, out, stderr) = stdout(&root, &["diff", "@2024", "@now"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(out.contains("changed"), "{out}");
+}
+
 /// `check --lenient` takes the defects wpull, warcio.js and ArchiveWeb.page write as
 /// warnings (each in a file of its own, each an error without the flag), and nothing else.
 #[test]
