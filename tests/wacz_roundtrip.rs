@@ -340,6 +340,8 @@ fn a_package_since_a_date_indexes_the_originals_of_its_revisits() {
         .collect();
     assert_eq!(pages, [url, other], "{report}");
 
+    // The index is what py-wacz writes: gzip blocks (read whole, the CDXJ lines) and a
+    // block index.
     let unpacked = dir.path().join("unpacked");
     stdout_ok(
         &run(std::process::Command::new(venv_bin("python"))
@@ -351,17 +353,63 @@ fn a_package_since_a_date_indexes_the_originals_of_its_revisits() {
             .arg(&unpacked)),
         "unzip the package",
     );
-    let index = unpacked.join("indexes/index.cdxj");
-    let lines = std::fs::read_to_string(&index).unwrap();
+    let mut lines = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::MultiGzDecoder::new(
+            std::fs::File::open(unpacked.join("indexes/index.cdx.gz")).unwrap(),
+        ),
+        &mut lines,
+    )
+    .unwrap();
     assert_eq!(
         lines.lines().count(),
         4,
         "the revisits and their originals:\n{lines}"
     );
+    let first_key = lines.lines().next().unwrap().split(" {").next().unwrap();
+    let block_index = std::fs::read_to_string(unpacked.join("indexes/index.idx")).unwrap();
+    let blocks: Vec<&str> = block_index.lines().collect();
+    assert_eq!(blocks.len(), 2, "{block_index}");
+    assert_eq!(
+        blocks[0],
+        r#"!meta 0 {"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"}"#
+    );
+    let size = std::fs::metadata(unpacked.join("indexes/index.cdx.gz"))
+        .unwrap()
+        .len();
+    assert!(
+        blocks[1].starts_with(&format!(
+            "{first_key} {{\"offset\": 0, \"length\": {size}, \"digest\": \"sha256:"
+        )),
+        "{block_index}"
+    );
+    // pywb's own unpacking finds that index, copies the WARC files and replays from them.
+    let home = dir.path().join("pywb");
+    std::fs::create_dir(&home).unwrap();
+    for args in [
+        vec!["init".to_string(), "pkg".to_string()],
+        vec![
+            "add".to_string(),
+            "--unpack-wacz".to_string(),
+            "pkg".to_string(),
+            package.display().to_string(),
+        ],
+    ] {
+        let output = run(std::process::Command::new(pywb_bin("wb-manager"))
+            .args(&args)
+            .current_dir(&home));
+        let log = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "wb-manager {args:?}: {log}");
+        assert!(!log.contains("does not contain any indices"), "{log}");
+    }
+    let collection = home.join("collections/pkg");
+    let index = collection.join("indexes/index.cdxj");
+    let unpacked_lines = std::fs::read_to_string(&index).unwrap();
+    assert_eq!(unpacked_lines.lines().count(), 4, "{unpacked_lines}");
     let pywb = common::Pywb::start(&[common::PywbCollection {
         name: "pkg",
         index: &index,
-        archive_dir: &unpacked.join("archive"),
+        archive_dir: &collection.join("archive"),
     }]);
     let answer = pywb.get(&format!("/pkg/20240201000000id_/{url}"));
     assert_eq!(answer.status, 200, "{}\n{}", answer.text(), pywb.log());

@@ -153,7 +153,7 @@ pub fn sections(path: &str) -> Option<Sections> {
             files: &[
                 (
                     "FILE.wacz",
-                    "WACZ 1.1.1: archive/ (WARC files), indexes/index.cdxj, pages/pages.jsonl, datapackage.json, datapackage-digest.json",
+                    "WACZ 1.1.1: archive/ (WARC files), indexes/index.cdx.gz and index.idx, pages/pages.jsonl, datapackage.json, datapackage-digest.json",
                 ),
                 ("<root>/warc/", "the WARC files copied into the package"),
             ],

@@ -3,8 +3,10 @@
 //! py-wacz) brought into an archive.
 //!
 //! A package holds `archive/` (the WARC files, stored uncompressed in the zip: they are
-//! gzip already), `indexes/index.cdxj` (the selected captures, file names relative to
-//! `archive/`), `pages/pages.jsonl` (one line per captured document, titled from its graph
+//! gzip already), `indexes/index.cdx.gz` and `indexes/index.idx` (the selected captures'
+//! CDXJ lines, file names relative to `archive/`, in gzip blocks with a block index, as
+//! py-wacz and browsertrix-crawler write them and pywb's `wb-manager add --unpack-wacz` and
+//! ReplayWeb.page read them), `pages/pages.jsonl` (one line per captured document, titled from its graph
 //! where it has a title), `datapackage.json` (every file with its size and SHA-256) and
 //! `datapackage-digest.json` (the SHA-256 of `datapackage.json`). WARC files keep their
 //! names; each resource of a WARC file also records its path under the archive's `warc/`
@@ -31,6 +33,9 @@ use super::{Pick, ReplayArchive, ReplayDate, is_replayable};
 
 /// The WACZ version written.
 pub const WACZ_VERSION: &str = "1.1.1";
+
+/// CDXJ lines per gzip block of `indexes/index.cdx.gz` (py-wacz's block size).
+const INDEX_BLOCK_LINES: usize = 1024;
 
 /// Predicates whose literal names a document in `pages.jsonl`, most specific first.
 const TITLE_PREDICATES: &[&str] = &[
@@ -286,17 +291,15 @@ fn write_package(
         })
         .collect();
     lines.sort_unstable();
-    let mut index = String::new();
-    for line in lines {
-        index.push_str(&line);
-        index.push('\n');
-    }
+    let (blocks, block_index) = compressed_index(&lines)?;
     let (pages, page_count) = pages_jsonl(archive, captures);
-    for (name, bytes) in [
-        ("indexes/index.cdxj", index.into_bytes()),
-        ("pages/pages.jsonl", pages.into_bytes()),
+    for (name, bytes, options) in [
+        // Gzip blocks are stored as they are, as WACZ readers expect (like WARC files).
+        ("indexes/index.cdx.gz", blocks, stored),
+        ("indexes/index.idx", block_index.into_bytes(), deflated),
+        ("pages/pages.jsonl", pages.into_bytes(), deflated),
     ] {
-        zip.start_file(name, deflated).map_err(zip_error)?;
+        zip.start_file(name, options).map_err(zip_error)?;
         zip.write_all(&bytes)?;
         resources.push(Resource {
             path: name.to_string(),
@@ -318,6 +321,33 @@ fn write_package(
     zip.write_all(serde_json::to_string_pretty(&digest)?.as_bytes())?;
     zip.finish().map_err(zip_error)?.flush()?;
     Ok(page_count)
+}
+
+/// The sorted CDXJ `lines` as a compressed index: `index.cdx.gz`, a gzip member per block
+/// of [`INDEX_BLOCK_LINES`] lines (read whole, it is the plain CDXJ file), and `index.idx`,
+/// a `!meta` line, then per block its first line's key and time with its offset, length and
+/// SHA-256 in `index.cdx.gz` (the `cdxj-gzip-1.0` layout py-wacz writes).
+fn compressed_index(lines: &[String]) -> io::Result<(Vec<u8>, String)> {
+    let mut blocks = Vec::new();
+    let mut block_index =
+        String::from("!meta 0 {\"format\": \"cdxj-gzip-1.0\", \"filename\": \"index.cdx.gz\"}\n");
+    for block in lines.chunks(INDEX_BLOCK_LINES) {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        for line in block {
+            encoder.write_all(line.as_bytes())?;
+            encoder.write_all(b"\n")?;
+        }
+        let member = encoder.finish()?;
+        let prefix = block[0].split('{').next().unwrap_or("").trim();
+        block_index.push_str(&format!(
+            "{prefix} {{\"offset\": {}, \"length\": {}, \"digest\": \"{}\"}}\n",
+            blocks.len(),
+            member.len(),
+            sha256_hex(Sha256::digest(&member))
+        ));
+        blocks.extend_from_slice(&member);
+    }
+    Ok((blocks, block_index))
 }
 
 fn datapackage(resources: &[Resource]) -> String {
