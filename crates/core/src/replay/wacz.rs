@@ -464,6 +464,8 @@ fn literal_text(spelling: &str) -> Option<String> {
 pub struct WaczImport {
     /// WARC files written, as paths under the archive's `warc/`.
     pub files: Vec<String>,
+    /// What the package's signature says (see [`check_signature`]); `None` if unsigned.
+    pub signature: Option<String>,
 }
 
 /// Why a package cannot be imported.
@@ -482,8 +484,19 @@ fn invalid(package: &Path, message: impl std::fmt::Display) -> io::Error {
 pub fn import_wacz(package: &Path, root: &Path) -> io::Result<WaczImport> {
     let mut zip = zip::ZipArchive::new(BufReader::new(File::open(package)?))
         .map_err(|e| invalid(package, format!("not a zip file ({e})")))?;
+    if zip.by_name("datapackage.json").is_err() && zip.by_name("webarchive.yaml").is_ok() {
+        return Err(invalid(
+            package,
+            format!(
+                "a WACZ 0.1.0 package (webarchive.yaml, no datapackage.json), which ldwarc \
+                 does not import: it imports WACZ {}",
+                SUPPORTED_VERSIONS.join(", ")
+            ),
+        ));
+    }
     let package_json = read_entry(&mut zip, "datapackage.json")
         .map_err(|e| invalid(package, format!("datapackage.json: {e}")))?;
+    let mut signature = None;
     if let Ok(digest) = read_entry(&mut zip, "datapackage-digest.json") {
         let digest: Value = serde_json::from_slice(&digest)
             .map_err(|e| invalid(package, format!("datapackage-digest.json: {e}")))?;
@@ -494,9 +507,26 @@ pub fn import_wacz(package: &Path, root: &Path) -> io::Result<WaczImport> {
                 "datapackage.json does not match its digest",
             ));
         }
+        signature = check_signature(&digest, &expected).map_err(|e| invalid(package, e))?;
     }
     let datapackage: Value = serde_json::from_slice(&package_json)
         .map_err(|e| invalid(package, format!("datapackage.json: {e}")))?;
+    match datapackage["wacz_version"].as_str() {
+        Some(version) if SUPPORTED_VERSIONS.contains(&version) => {}
+        version => {
+            let version = version.map_or_else(
+                || "no wacz_version in datapackage.json".to_string(),
+                |v| format!("WACZ version {v:?}"),
+            );
+            return Err(invalid(
+                package,
+                format!(
+                    "{version}: ldwarc imports WACZ {}",
+                    SUPPORTED_VERSIONS.join(", ")
+                ),
+            ));
+        }
+    }
     let resources = datapackage["resources"]
         .as_array()
         .ok_or_else(|| invalid(package, "datapackage.json lists no resources"))?;
@@ -606,7 +636,75 @@ pub fn import_wacz(package: &Path, root: &Path) -> io::Result<WaczImport> {
     }
     Ok(WaczImport {
         files: plan.into_iter().map(|(_, _, target)| target).collect(),
+        signature,
     })
+}
+
+/// The WACZ versions [`import_wacz`] reads: all 1.x packages share the layout it reads
+/// (`archive/`, and `datapackage.json` listing every file with its hash).
+pub const SUPPORTED_VERSIONS: &[&str] = &["1.0.0", "1.1.0", "1.1.1"];
+
+/// The DER prefix of a P-256 public key in SubjectPublicKeyInfo form (ecPublicKey,
+/// prime256v1, a 66-byte bit string holding the 65-byte uncompressed point).
+const P256_SPKI_PREFIX: &[u8] = &[
+    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
+    0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
+];
+
+/// Checks the `signedData` of `datapackage-digest.json` (WACZ Signing and Verification
+/// 0.1.0) against `hash`, the SHA-256 of `datapackage.json`. An anonymous signature (an
+/// ECDSA P-256 `publicKey`) is verified: a signature that does not verify refuses the
+/// package. A domain signature (`domain`, `domainCert`) is reported present but not
+/// verified: ldwarc does not check certificate chains. Returns what to tell the user,
+/// `None` for an unsigned package.
+pub fn check_signature(digest: &Value, hash: &str) -> Result<Option<String>, String> {
+    let Some(signed) = digest.get("signedData").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    if signed["hash"].as_str() != Some(hash) {
+        return Err(format!(
+            "the signature (signedData) is of another datapackage.json (hash {}, the package's \
+             is {hash})",
+            signed["hash"]
+        ));
+    }
+    if let Some(domain) = signed["domain"].as_str() {
+        return Ok(Some(format!(
+            "signed for the domain {domain}: the signature is present and NOT verified (ldwarc \
+             does not check domain certificate chains)"
+        )));
+    }
+    let decode = |name: &str| {
+        let text = signed[name]
+            .as_str()
+            .ok_or_else(|| format!("signedData has no {name}"))?;
+        data_encoding::BASE64
+            .decode(text.trim().as_bytes())
+            .map_err(|e| format!("signedData {name} is not Base64: {e}"))
+    };
+    let public_key = decode("publicKey")?;
+    let signature = decode("signature")?;
+    let point = match public_key.strip_prefix(P256_SPKI_PREFIX) {
+        Some(point) if point.len() == 65 => point,
+        _ if public_key.len() == 65 && public_key[0] == 4 => &public_key[..],
+        _ => return Err("signedData publicKey is not an ECDSA P-256 public key".to_string()),
+    };
+    // WebCrypto signs as r‖s (64 bytes); other signers write an ASN.1 DER signature.
+    let algorithm = if signature.len() == 64 {
+        &ring::signature::ECDSA_P256_SHA256_FIXED
+    } else {
+        &ring::signature::ECDSA_P256_SHA256_ASN1
+    };
+    ring::signature::UnparsedPublicKey::new(algorithm, point)
+        .verify(hash.as_bytes(), &signature)
+        .map_err(|_| {
+            "the signature of datapackage.json does not verify with its publicKey".to_string()
+        })?;
+    let fingerprint = sha256_hex(Sha256::digest(&public_key));
+    Ok(Some(format!(
+        "anonymous signature verified (ECDSA P-256, public key {})",
+        &fingerprint[..7 + 16]
+    )))
 }
 
 fn read_entry<R: Read + io::Seek>(zip: &mut zip::ZipArchive<R>, name: &str) -> io::Result<Vec<u8>> {
