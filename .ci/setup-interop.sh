@@ -23,7 +23,7 @@ fi
 if [ ! -x .venv-pywb/bin/python ]; then
   "$PYTHON" -m venv .venv-pywb
 fi
-.venv-pywb/bin/pip install --quiet --disable-pip-version-check 'pywb==2.10.0' 'wacz==0.6.0'
+.venv-pywb/bin/pip install --quiet --disable-pip-version-check 'pywb==2.10.0' 'wacz==0.6.0' 'cryptography==47.0.0'
 
 sample=.ci/cache/pywb-2.10.0/sample_archive/warcs
 if [ ! -d "$sample" ]; then

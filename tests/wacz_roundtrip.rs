@@ -340,6 +340,8 @@ fn a_package_since_a_date_indexes_the_originals_of_its_revisits() {
         .collect();
     assert_eq!(pages, [url, other], "{report}");
 
+    // The index is what py-wacz writes: gzip blocks (read whole, the CDXJ lines) and a
+    // block index.
     let unpacked = dir.path().join("unpacked");
     stdout_ok(
         &run(std::process::Command::new(venv_bin("python"))
@@ -351,19 +353,239 @@ fn a_package_since_a_date_indexes_the_originals_of_its_revisits() {
             .arg(&unpacked)),
         "unzip the package",
     );
-    let index = unpacked.join("indexes/index.cdxj");
-    let lines = std::fs::read_to_string(&index).unwrap();
+    let mut lines = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::MultiGzDecoder::new(
+            std::fs::File::open(unpacked.join("indexes/index.cdx.gz")).unwrap(),
+        ),
+        &mut lines,
+    )
+    .unwrap();
     assert_eq!(
         lines.lines().count(),
         4,
         "the revisits and their originals:\n{lines}"
     );
+    let first_key = lines.lines().next().unwrap().split(" {").next().unwrap();
+    let block_index = std::fs::read_to_string(unpacked.join("indexes/index.idx")).unwrap();
+    let blocks: Vec<&str> = block_index.lines().collect();
+    assert_eq!(blocks.len(), 2, "{block_index}");
+    assert_eq!(
+        blocks[0],
+        r#"!meta 0 {"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"}"#
+    );
+    let size = std::fs::metadata(unpacked.join("indexes/index.cdx.gz"))
+        .unwrap()
+        .len();
+    assert!(
+        blocks[1].starts_with(&format!(
+            "{first_key} {{\"offset\": 0, \"length\": {size}, \"digest\": \"sha256:"
+        )),
+        "{block_index}"
+    );
+    // pywb's own unpacking finds that index, copies the WARC files and replays from them.
+    let home = dir.path().join("pywb");
+    std::fs::create_dir(&home).unwrap();
+    for args in [
+        vec!["init".to_string(), "pkg".to_string()],
+        vec![
+            "add".to_string(),
+            "--unpack-wacz".to_string(),
+            "pkg".to_string(),
+            package.display().to_string(),
+        ],
+    ] {
+        let output = run(std::process::Command::new(pywb_bin("wb-manager"))
+            .args(&args)
+            .current_dir(&home));
+        let log = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "wb-manager {args:?}: {log}");
+        assert!(!log.contains("does not contain any indices"), "{log}");
+    }
+    let collection = home.join("collections/pkg");
+    let index = collection.join("indexes/index.cdxj");
+    let unpacked_lines = std::fs::read_to_string(&index).unwrap();
+    assert_eq!(unpacked_lines.lines().count(), 4, "{unpacked_lines}");
     let pywb = common::Pywb::start(&[common::PywbCollection {
         name: "pkg",
         index: &index,
-        archive_dir: &unpacked.join("archive"),
+        archive_dir: &collection.join("archive"),
     }]);
     let answer = pywb.get(&format!("/pkg/20240201000000id_/{url}"));
     assert_eq!(answer.status, 200, "{}\n{}", answer.text(), pywb.log());
     assert_eq!(answer.body, body, "{}\n{}", answer.text(), pywb.log());
+}
+
+/// Rewrites a package with Python: `datapackage.json` with another `wacz_version` (or
+/// as it was, `-`), `datapackage-digest.json` with a `signedData` made as the WACZ Signing
+/// and Verification spec says (an ECDSA P-256 key of Python's `cryptography`), and, with
+/// `old`, the index as earlier ldwarc versions wrote it (`indexes/index.cdxj`).
+const RESIGN: &str = r#"
+import base64, gzip, hashlib, json, sys, zipfile
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+src, dst, mode, version, layout = sys.argv[1:6]
+z = zipfile.ZipFile(src)
+files = {i.filename: (i, z.read(i.filename)) for i in z.infolist()}
+package = json.loads(files["datapackage.json"][1])
+if layout == "old":
+    lines = gzip.decompress(files.pop("indexes/index.cdx.gz")[1])
+    info = files.pop("indexes/index.idx")[0]
+    info.filename = "indexes/index.cdxj"
+    files[info.filename] = (info, lines)
+    package["resources"] = [r for r in package["resources"] if not r["path"].startswith("indexes/")]
+    package["resources"].append({"name": "index.cdxj", "path": "indexes/index.cdxj",
+        "hash": "sha256:" + hashlib.sha256(lines).hexdigest(), "bytes": len(lines)})
+if version != "-":
+    package["wacz_version"] = version
+data = json.dumps(package, indent=2).encode()
+files["datapackage.json"] = (files["datapackage.json"][0], data)
+h = "sha256:" + hashlib.sha256(data).hexdigest()
+digest = {"path": "datapackage.json", "hash": h}
+if mode != "none":
+    key = ec.generate_private_key(ec.SECP256R1())
+    der = key.sign(h.encode(), ec.ECDSA(hashes.SHA256()))
+    r, s = decode_dss_signature(der)
+    signature = der if mode == "der" else r.to_bytes(32, "big") + s.to_bytes(32, "big")
+    if mode == "bad":
+        signature = bytes([signature[0] ^ 1]) + signature[1:]
+    spki = key.public_key().public_bytes(serialization.Encoding.DER,
+                                         serialization.PublicFormat.SubjectPublicKeyInfo)
+    signed = {"hash": h, "created": "2024-01-01T00:00:00Z", "software": "test",
+              "version": "0.1.0", "signature": base64.b64encode(signature).decode(),
+              "publicKey": base64.b64encode(spki).decode()}
+    if mode == "other-hash":
+        signed["hash"] = "sha256:" + "0" * 64
+    if mode == "domain":
+        del signed["publicKey"]
+        signed.update(domain="archive.example", domainCert="-----BEGIN CERTIFICATE-----")
+    digest["signedData"] = signed
+files["datapackage-digest.json"] = (files["datapackage-digest.json"][0], json.dumps(digest).encode())
+out = zipfile.ZipFile(dst, "w")
+for info, data in files.values():
+    out.writestr(info, data)
+out.close()
+"#;
+
+/// One package variant: (signature, version, index layout, refusal, note on stderr).
+type Case<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, Option<&'a str>);
+
+/// Signed packages (WACZ Signing and Verification): an anonymous ECDSA P-256 signature,
+/// as WebCrypto (r‖s) or DER writes it, is verified and the package imports; one that does
+/// not verify, or signs another hash, is refused (exit 2) and writes nothing; a domain
+/// signature is said to be NOT verified. WACZ 1.0.0 imports; an unknown version is refused
+/// naming it; a package of an earlier ldwarc (`indexes/index.cdxj`) imports as before.
+#[test]
+fn signed_and_versioned_packages() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    let body = b"<http://data.example/doc> <http://purl.org/dc/terms/title> \"Doc\" .\n";
+    let url = "http://data.example/doc.ttl";
+    write_archive(
+        &root,
+        &[Exchange::ok(
+            url,
+            "2024-01-01T00:00:00Z",
+            "text/turtle",
+            body,
+        )],
+    );
+    let package = dir.path().join("plain.wacz");
+    stdout_ok(
+        &run(ldwarc()
+            .args(["export", "--root"])
+            .arg(&root)
+            .arg("--wacz")
+            .arg(&package)),
+        "ldwarc export --wacz",
+    );
+    let expected = cdx(&root);
+    let cases: [Case; 9] = [
+        // (signature, version, layout, refusal, note)
+        (
+            "raw",
+            "-",
+            "new",
+            None,
+            Some("anonymous signature verified (ECDSA P-256"),
+        ),
+        (
+            "der",
+            "-",
+            "new",
+            None,
+            Some("anonymous signature verified (ECDSA P-256"),
+        ),
+        (
+            "bad",
+            "-",
+            "new",
+            Some("does not verify with its publicKey"),
+            None,
+        ),
+        (
+            "other-hash",
+            "-",
+            "new",
+            Some("the signature (signedData) is of another"),
+            None,
+        ),
+        (
+            "domain",
+            "-",
+            "new",
+            None,
+            Some("is present and NOT verified"),
+        ),
+        ("none", "1.0.0", "new", None, None),
+        (
+            "none",
+            "2.0.0",
+            "new",
+            Some("WACZ version \"2.0.0\": ldwarc imports WACZ 1.0.0"),
+            None,
+        ),
+        ("none", "-", "old", None, None),
+        (
+            "raw",
+            "-",
+            "old",
+            None,
+            Some("anonymous signature verified"),
+        ),
+    ];
+    for (n, (mode, version, layout, refusal, note)) in cases.iter().enumerate() {
+        let changed = dir.path().join(format!("case-{n}-{mode}.wacz"));
+        // Python's `cryptography` is in the pywb venv (pinned by .ci/setup-interop.sh).
+        let made = run(std::process::Command::new(pywb_bin("python"))
+            .args(["-c", RESIGN])
+            .arg(&package)
+            .arg(&changed)
+            .args([mode, version, layout]));
+        assert!(made.status.success(), "{made:?}");
+        let target = dir.path().join(format!("import-{n}"));
+        let output = run(ldwarc()
+            .args(["import", "--root"])
+            .arg(&target)
+            .arg(&changed));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let case = format!("{mode} {version} {layout}");
+        match refusal {
+            Some(message) => {
+                assert_eq!(output.status.code(), Some(2), "{case}: {stderr}");
+                assert!(stderr.contains(message), "{case}: {stderr}");
+                assert!(stderr.contains(&changed.display().to_string()), "{stderr}");
+                assert!(!target.join("warc").exists(), "{case}: files written");
+            }
+            None => {
+                assert_eq!(output.status.code(), Some(0), "{case}: {stderr}");
+                assert_eq!(cdx(&target), expected, "{case}");
+                match note {
+                    Some(note) => assert!(stderr.contains(note), "{case}: {stderr}"),
+                    None => assert!(!stderr.contains("signature"), "{case}: {stderr}"),
+                }
+            }
+        }
+    }
 }

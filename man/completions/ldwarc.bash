@@ -253,7 +253,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__check)
-            opts="-q -v -h --root --format --json --strict --quiet --verbose --log-format --help"
+            opts="-q -v -h --root --format --json --strict --lenient --quiet --verbose --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

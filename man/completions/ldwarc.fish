@@ -62,6 +62,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -l log-format -d 'L
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -l json -d 'Deprecated spelling of --format json'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -l strict -d 'Count warnings as failures too'
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -l lenient -d 'Report as warnings, not errors, the defects widely used tools write into otherwise sound files: WARC-Warcinfo-ID in a warcinfo record (wpull), WARC-Payload-Digest in a metadata record (warcio.js; still verified), a request line without an HTTP version (`GET /path`, ArchiveWeb.page). Every other rule stays as it is'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -s q -l quiet -d 'Print only the summary line'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -91,6 +91,10 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "fail on warnings too",
                 ),
                 (
+                    "ldwarc check --lenient wpull.warc.gz",
+                    "the defects wpull, warcio.js and ArchiveWeb.page write are warnings",
+                ),
+                (
                     "ldwarc check --format json old/ | jq .",
                     "problems as JSON lines",
                 ),
@@ -149,7 +153,7 @@ pub fn sections(path: &str) -> Option<Sections> {
             files: &[
                 (
                     "FILE.wacz",
-                    "WACZ 1.1.1: archive/ (WARC files), indexes/index.cdxj, pages/pages.jsonl, datapackage.json, datapackage-digest.json",
+                    "WACZ 1.1.1: archive/ (WARC files), indexes/index.cdx.gz and index.idx, pages/pages.jsonl, datapackage.json, datapackage-digest.json",
                 ),
                 ("<root>/warc/", "the WARC files copied into the package"),
             ],

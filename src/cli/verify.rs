@@ -13,11 +13,13 @@ pub fn verify(archive: &Archive) -> io::Result<i32> {
     for problem in &problems {
         writeln!(out, "{problem}")?;
     }
+    // Files `ldwarc index` leaves out on purpose are noted, not counted: a run of `index`
+    // cannot make them agree, so counting them would fail every verification after.
+    let discrepancies = problems.iter().filter(|p| !p.is_note()).count();
     writeln!(
         out,
-        "verified {checked} captures: {} discrepancies",
-        problems.len()
+        "verified {checked} captures: {discrepancies} discrepancies"
     )?;
     out.flush()?;
-    Ok(if problems.is_empty() { 0 } else { 1 })
+    Ok(if discrepancies == 0 { 0 } else { 1 })
 }

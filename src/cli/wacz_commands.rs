@@ -123,6 +123,9 @@ pub fn import(args: ImportArgs) -> io::Result<i32> {
         }
         Err(error) => return Err(error),
     };
+    if let Some(signature) = &imported.signature {
+        eprintln!("ldwarc: {}: {signature}", args.package.display());
+    }
     let archive = Archive::new(&args.root.root);
     let run = update_index(&archive, &IndexOptions::default(), &|_, _| {})?;
     for (file, error) in &run.errors {

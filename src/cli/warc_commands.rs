@@ -9,7 +9,7 @@ use super::RootArg;
 use super::output;
 use ldwarc_core::archive::{self, Archive};
 use ldwarc_warc::summary::{RecordSummary, summarize_all};
-use ldwarc_warc::validate::{FileReport, Severity, check_paths, check_reader};
+use ldwarc_warc::validate::{FileReport, Rules, Severity, check_paths, check_reader_with};
 use ldwarc_warc::{ForwardOnly, WarcReader};
 
 /// Arguments of `ldwarc check`.
@@ -30,6 +30,12 @@ pub struct CheckArgs {
     /// Count warnings as failures too.
     #[arg(long)]
     strict: bool,
+    /// Report as warnings, not errors, the defects widely used tools write into otherwise
+    /// sound files: WARC-Warcinfo-ID in a warcinfo record (wpull), WARC-Payload-Digest in a
+    /// metadata record (warcio.js; still verified), a request line without an HTTP version
+    /// (`GET /path`, ArchiveWeb.page). Every other rule stays as it is.
+    #[arg(long)]
+    lenient: bool,
     /// Print only the summary line.
     #[arg(long, short)]
     quiet: bool,
@@ -213,6 +219,11 @@ pub fn check(args: CheckArgs) -> io::Result<i32> {
         .collect();
     let mut out = output::stdout();
     let progress = output::progress(inputs.len() as u64, "files");
+    let rules = if args.lenient {
+        Rules::Lenient
+    } else {
+        Rules::Standard
+    };
     let threshold = if args.strict {
         Severity::Warning
     } else {
@@ -263,10 +274,10 @@ pub fn check(args: CheckArgs) -> io::Result<i32> {
         }
     };
     if inputs.contains(&Input::Stdin) {
-        let report = stdin_reader().map(|mut reader| check_reader(&mut reader));
+        let report = stdin_reader().map(|mut reader| check_reader_with(&mut reader, rules));
         on_report("-".to_string(), report);
     }
-    check_paths(&files, |index, report| {
+    check_paths(&files, rules, |index, report| {
         on_report(files[index].display().to_string(), report)
     });
     progress.finish_and_clear();

@@ -48,6 +48,29 @@ pub fn is_http_block(content_type: Option<&str>) -> bool {
     content_type.is_some_and(|ct| media_type(ct) == "application/http")
 }
 
+/// Whether a record's block is read for an HTTP head when it is indexed, as cdxj-indexer
+/// (warcio) reads it: a response or revisit of an `http:` or `https:` URI with a non-empty
+/// block, whatever its WARC `Content-Type` says. `ldwarc ls` shows a status for these
+/// records only, so it agrees with `ldwarc cdx`.
+pub fn indexes_http_head(record_type: &str, target_uri: &str, content_length: Option<u64>) -> bool {
+    matches!(record_type, "response" | "revisit")
+        && (target_uri.starts_with("http:") || target_uri.starts_with("https:"))
+        && content_length.is_some_and(|n| n > 0)
+}
+
+/// The HTTP head at the start of a block as the index reads it: as leniently as
+/// [`parse_head_lenient`], and a head the block ends inside of (no empty line after it)
+/// still gives its status and fields.
+pub fn parse_indexed_head(bytes: &[u8]) -> Option<HttpHead> {
+    parse_head_lenient(bytes)
+        .or_else(|| {
+            let mut terminated = bytes.to_vec();
+            terminated.extend_from_slice(b"\r\n\r\n");
+            parse_head_lenient(&terminated)
+        })
+        .map(|(head, _)| head)
+}
+
 /// Parses the head at the start of `bytes` (which may hold more than the head).
 /// Returns the head and its length including the blank line, or `None` if `bytes` does not
 /// start with a complete HTTP head.

@@ -65,8 +65,18 @@ pub struct RecordEnd {
     /// The bytes that followed the block (normally `\r\n\r\n`; `\n` for ARC).
     pub trailer: Vec<u8>,
     /// Damage found at the end of an otherwise complete record (a wrong Content-Length, or
-    /// bytes after the block): the record was read as declared, reading resumed after it.
+    /// bytes after the block), or the file cut inside it: the record was read as far as
+    /// its bytes go, reading resumed after it.
     pub damage: Option<ReadError>,
+    /// Bytes of the block missing because the file ends inside the record (0 when only the
+    /// record end or the gzip trailer is missing); `None` for a record read to its end.
+    /// Such a record is kept, as warcio and cdxj-indexer keep it: its span runs to the end
+    /// of the file.
+    pub cut_short: Option<u64>,
+    /// Further gzip members the record went on in after its first (0 for a record in one
+    /// member): such a record is read as one stream, as decompressing the file would read
+    /// it; WARC recommends one member per record.
+    pub split_members: u64,
 }
 
 struct Current {
@@ -74,7 +84,23 @@ struct Current {
     addressable: bool,
     cross_members: bool,
     remaining: u64,
+    /// The block length the header declares.
+    declared: u64,
     format: FileFormat,
+    /// Block bytes missing because the file ends inside the record (see [`RecordEnd::cut_short`]).
+    cut_short: Option<u64>,
+}
+
+/// Where the bytes of a record being read ran out.
+enum Exhausted {
+    /// More bytes are available.
+    No,
+    /// At the end of a gzip member followed by another record (or by something that is not
+    /// a gzip member).
+    MemberEnd,
+    /// At the end of the file, or inside a gzip member the file cuts short (the error
+    /// saying so).
+    FileEnd(Option<SourceError>),
 }
 
 /// Reads records one after another from a WARC or ARC file.
@@ -98,6 +124,9 @@ pub struct WarcReader<R> {
     current: Option<Current>,
     whole_file_gzip: bool,
     finished: bool,
+    /// Further gzip members the record being read went on in (see
+    /// [`RecordEnd::split_members`]).
+    members_crossed: u64,
 }
 
 impl WarcReader<File> {
@@ -116,6 +145,7 @@ impl<R: Read + Seek> WarcReader<R> {
             current: None,
             whole_file_gzip: false,
             finished: false,
+            members_crossed: 0,
         })
     }
 
@@ -144,6 +174,7 @@ impl<R: Read + Seek> WarcReader<R> {
             current: None,
             whole_file_gzip: false,
             finished: false,
+            members_crossed: 0,
         })
     }
 
@@ -174,6 +205,10 @@ impl<R: Read + Seek> WarcReader<R> {
         {
             return Some(Err(error));
         }
+        if self.finished {
+            // The record just finished was cut short by the end of the file.
+            return None;
+        }
         match self.begin_record() {
             Ok(Some(header)) => Some(Ok(Record {
                 header,
@@ -190,6 +225,7 @@ impl<R: Read + Seek> WarcReader<R> {
     }
 
     fn begin_record(&mut self) -> Result<Option<WarcHeader>, ReadError> {
+        self.members_crossed = 0;
         let (offset, addressable) = match self.locate_record_start()? {
             Some(start) => start,
             None => return Ok(None),
@@ -257,7 +293,9 @@ impl<R: Read + Seek> WarcReader<R> {
             addressable,
             cross_members,
             remaining,
+            declared: remaining,
             format,
+            cut_short: None,
         });
         Ok(Some(header))
     }
@@ -337,10 +375,14 @@ impl<R: Read + Seek> WarcReader<R> {
     fn read_line(&mut self, cross: bool, offset: u64) -> Result<Option<Vec<u8>>, ReadError> {
         let mut line = Vec::new();
         loop {
-            let chunk = self.fill(cross)?;
-            if chunk.is_empty() {
+            if self.fill(cross)?.is_empty() {
+                // A header some writer split over two gzip members goes on in the next.
+                if !cross && self.next_member_continues()? {
+                    continue;
+                }
                 return Ok(if line.is_empty() { None } else { Some(line) });
             }
+            let chunk = self.fill(cross)?;
             match memchr::memchr(b'\n', chunk) {
                 Some(end) => {
                     line.extend_from_slice(&chunk[..=end]);
@@ -447,13 +489,24 @@ impl<R: Read + Seek> WarcReader<R> {
             return Ok(&[]);
         }
         let (cross, remaining, offset) = (current.cross_members, current.remaining, current.offset);
-        if self.fill(cross)?.is_empty() {
-            let error = ReadError::new(
-                offset,
-                format!("record block ends {remaining} bytes before its Content-Length"),
-            );
-            self.current = None;
-            return Err(self.resync_after(error, offset));
+        match self.exhausted(cross)? {
+            Exhausted::No => {}
+            Exhausted::FileEnd(_) if self.cut_short_here(offset)? => {
+                if let Some(current) = self.current.as_mut() {
+                    current.cut_short = Some(remaining);
+                    current.remaining = 0;
+                }
+                return Ok(&[]);
+            }
+            Exhausted::FileEnd(Some(error)) => return Err(self.source_error(error)),
+            Exhausted::MemberEnd | Exhausted::FileEnd(None) => {
+                let error = ReadError::new(
+                    offset,
+                    format!("record block ends {remaining} bytes before its Content-Length"),
+                );
+                self.current = None;
+                return Err(self.resync_after(error, offset));
+            }
         }
         let chunk = self
             .source
@@ -463,6 +516,90 @@ impl<R: Read + Seek> WarcReader<R> {
             .len()
             .min(usize::try_from(remaining).unwrap_or(usize::MAX));
         Ok(&chunk[..n])
+    }
+
+    /// Whether the current record's bytes ran out here, continuing into the next gzip member
+    /// when the record goes on there.
+    fn exhausted(&mut self, cross: bool) -> Result<Exhausted, ReadError> {
+        loop {
+            match self.source.fill_buf(cross) {
+                Ok([]) => {}
+                Ok(_) => return Ok(Exhausted::No),
+                Err(error @ SourceError::Truncated { .. }) => {
+                    return Ok(Exhausted::FileEnd(Some(error)));
+                }
+                Err(error) => return Err(self.source_error(error)),
+            }
+            if !self.source.is_gzip() || cross {
+                return Ok(Exhausted::FileEnd(None));
+            }
+            if self.next_member_continues()? {
+                continue;
+            }
+            return Ok(if self.source.at_end().map_err(|e| self.source_error(e))? {
+                Exhausted::FileEnd(None)
+            } else {
+                Exhausted::MemberEnd
+            });
+        }
+    }
+
+    /// At the end of a gzip member inside a record: whether the next member goes on with
+    /// the record (some writers split a record over several members; decompressed they are
+    /// one stream, as warcio and fastwarc read them) rather than starting the next record.
+    /// If so, the reader is inside that member; if not, it is left at the member boundary.
+    fn next_member_continues(&mut self) -> Result<bool, ReadError> {
+        if !self.source.is_gzip() {
+            return Ok(false);
+        }
+        // While the first line of a file is read its format is not known yet.
+        let format = self.format.unwrap_or(FileFormat::Warc);
+        let Some(raw) = self.source.boundary().map_err(|e| self.source_error(e))? else {
+            return Ok(false);
+        };
+        let continues = match self.source.begin_member() {
+            Ok(true) => match self.source.fill_buf(false) {
+                Ok([]) | Err(_) => false,
+                Ok(next) => match format {
+                    FileFormat::Warc => {
+                        !(next.starts_with(b"WARC/")
+                            || (next.len() < 5 && b"WARC/".starts_with(next)))
+                    }
+                    FileFormat::Arc => {
+                        let line = memchr::memchr(b'\n', next).map_or(next, |end| &next[..=end]);
+                        !arc::looks_like_arc_header(line)
+                    }
+                },
+            },
+            Ok(false) | Err(_) => false,
+        };
+        if continues {
+            self.members_crossed += 1;
+            return Ok(true);
+        }
+        // Whatever follows is read (or reported) as what comes after this record.
+        self.source
+            .seek_raw(raw)
+            .map_err(|e| ReadError::new(raw, format!("read error: {e}")))?;
+        Ok(false)
+    }
+
+    /// The file ends inside the record at `offset`: whether to keep it cut short (no later
+    /// record is found in what was read as its block, or as its gzip member: damaged deflate
+    /// data can run on over the members after it) rather than report it and resume at that
+    /// later record. If kept, the reader stays at the end of the file.
+    fn cut_short_here(&mut self, offset: u64) -> Result<bool, ReadError> {
+        if self.whole_file_gzip {
+            return Ok(true);
+        }
+        let here = self.source.raw_read_end();
+        let later = self
+            .find_next_record_start(offset + 1)
+            .map_err(|e| ReadError::new(offset, format!("read error: {e}")))?;
+        self.source
+            .seek_raw(here)
+            .map_err(|e| ReadError::new(here, format!("read error: {e}")))?;
+        Ok(later.is_none())
     }
 
     fn consume_block(&mut self, amount: usize) {
@@ -479,11 +616,27 @@ impl<R: Read + Seek> WarcReader<R> {
             let n = self.block_chunk()?.len();
             self.consume_block(n);
         }
-        let Some(current) = self.current.take() else {
+        let Some(mut current) = self.current.take() else {
             return Err(ReadError::new(0, "no record in progress"));
         };
         let block_end = self.source.decoded_pos();
-        let trailer = self.read_trailer(&current)?;
+        let trailer = if current.cut_short.is_some() {
+            Vec::new()
+        } else {
+            self.read_trailer(&mut current)?
+        };
+        // Where the record's gzip member ends (`None` inside it); a member whose data is
+        // whole but whose trailer the file cuts off still ends the file inside the record.
+        let mut member_end = None;
+        if current.cut_short.is_none() && self.source.is_gzip() {
+            match self.source.boundary() {
+                Ok(boundary) => member_end = Some(boundary),
+                Err(SourceError::Truncated { .. }) if self.cut_short_here(current.offset)? => {
+                    current.cut_short = Some(0);
+                }
+                Err(error) => return Err(self.source_error(error)),
+            }
+        }
         let mut end = RecordEnd {
             span: RecordSpan {
                 offset: current.offset,
@@ -491,14 +644,42 @@ impl<R: Read + Seek> WarcReader<R> {
             },
             trailer,
             damage: None,
+            cut_short: current.cut_short,
+            split_members: std::mem::take(&mut self.members_crossed),
         };
+        if let Some(missing) = current.cut_short {
+            // Nothing follows: the record runs to the end of the file, as warcio counts it.
+            self.finished = true;
+            if current.addressable && !self.whole_file_gzip {
+                end.span.length = Some(self.source.raw_read_end().saturating_sub(current.offset));
+            }
+            let inside = if self.source.is_gzip() {
+                " inside its gzip member"
+            } else {
+                ""
+            };
+            let message = if missing == 0 {
+                format!(
+                    "record is truncated: the file ends{inside} after its block, without the \
+                     record's end"
+                )
+            } else {
+                format!(
+                    "record is truncated: the file ends{inside} {missing} bytes before the end \
+                     of its block (Content-Length {}); read as far as its bytes go",
+                    current.declared
+                )
+            };
+            end.damage = Some(ReadError::new(current.offset, message));
+            return Ok(end);
+        }
         if !self.source.is_gzip() {
             // Plain files: the length runs to the end of the block, as warcio counts it.
             end.span.length = Some(block_end - current.offset);
             end.damage = self.check_plain_continuation(&current, &end.trailer);
             return Ok(end);
         }
-        match self.source.boundary().map_err(|e| self.source_error(e))? {
+        match member_end.flatten() {
             Some(member_end) if current.addressable => {
                 end.span.length = Some(member_end - current.offset);
             }
@@ -548,12 +729,24 @@ impl<R: Read + Seek> WarcReader<R> {
         Ok(())
     }
 
-    fn read_trailer(&mut self, current: &Current) -> Result<Vec<u8>, ReadError> {
+    fn read_trailer(&mut self, current: &mut Current) -> Result<Vec<u8>, ReadError> {
         let mut trailer = Vec::with_capacity(4);
         while trailer.len() < 4 {
-            let chunk = self.fill(current.cross_members)?;
-            match chunk.first() {
-                Some(&byte @ (b'\r' | b'\n')) => {
+            let next = self
+                .source
+                .fill_buf(current.cross_members)
+                .map(|chunk| chunk.first().copied());
+            let first = match next {
+                Ok(first) => first,
+                Err(SourceError::Truncated { .. }) if self.cut_short_here(current.offset)? => {
+                    // The block is whole; the file ends inside the member after it.
+                    current.cut_short = Some(0);
+                    break;
+                }
+                Err(error) => return Err(self.source_error(error)),
+            };
+            match first {
+                Some(byte @ (b'\r' | b'\n')) => {
                     trailer.push(byte);
                     self.source.consume(1);
                 }
@@ -732,6 +925,13 @@ impl<R: Read + Seek> Record<'_, R> {
         self.reader.current.as_ref().map_or(0, |c| c.remaining)
     }
 
+    /// Block bytes missing because the file ends inside this record, once reading the
+    /// block reached the cut (see [`RecordEnd::cut_short`]): the block read is then shorter
+    /// than its Content-Length.
+    pub fn cut_short(&self) -> Option<u64> {
+        self.reader.current.as_ref().and_then(|c| c.cut_short)
+    }
+
     /// Skips the rest of the block and returns where the record ends.
     pub fn finish(self) -> Result<RecordEnd, ReadError> {
         self.reader.finish_current()
@@ -752,5 +952,220 @@ impl<R: Read + Seek> BufRead for Record<'_, R> {
 
     fn consume(&mut self, amount: usize) {
         self.reader.consume_block(amount);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Cursor, Write};
+
+    fn record(uri: &str, body: &[u8]) -> Vec<u8> {
+        let mut bytes = format!(
+            "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:x:{uri}>\r\n\
+             WARC-Date: 2024-01-02T03:04:05Z\r\nWARC-Target-URI: {uri}\r\n\
+             Content-Type: text/turtle\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        bytes.extend_from_slice(body);
+        bytes.extend_from_slice(b"\r\n\r\n");
+        bytes
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+        encoder.write_all(bytes).expect("compress to memory");
+        encoder.finish().expect("compress to memory")
+    }
+
+    /// Every record read: (offset, target URI, block, end), and every error.
+    type Seen = (u64, String, Vec<u8>, RecordEnd);
+
+    fn read_all(bytes: &[u8]) -> (Vec<Seen>, Vec<ReadError>) {
+        let mut reader = WarcReader::new(Cursor::new(bytes.to_vec())).expect("reader");
+        let (mut records, mut errors) = (Vec::new(), Vec::new());
+        while let Some(next) = reader.next_record() {
+            let mut record = match next {
+                Ok(record) => record,
+                Err(error) => {
+                    errors.push(error);
+                    continue;
+                }
+            };
+            let uri = record.header.target_uri().unwrap_or("").to_string();
+            let mut block = Vec::new();
+            if let Err(error) = io::Read::read_to_end(&mut record, &mut block) {
+                errors.push(ReadError::new(0, error.to_string()));
+                continue;
+            }
+            let offset = record.offset;
+            match record.finish() {
+                Ok(end) => records.push((offset, uri, block, end)),
+                Err(error) => errors.push(error),
+            }
+        }
+        (records, errors)
+    }
+
+    const BODY: &[u8] = b"<http://a.example/s> <http://a.example/p> \"a value long enough\" .\n";
+
+    /// A record some writer split over two gzip members, at every byte of it: read as one
+    /// record spanning both members, the records around it untouched.
+    #[test]
+    fn a_record_split_over_two_gzip_members_is_one_record() {
+        let first = gzip(&record("http://a.example/1", BODY));
+        let middle = record("http://a.example/2", BODY);
+        let last = gzip(&record("http://a.example/3", BODY));
+        for cut in 1..middle.len() {
+            let (head, tail) = (gzip(&middle[..cut]), gzip(&middle[cut..]));
+            let mut file = first.clone();
+            for part in [&head, &tail, &last] {
+                file.extend_from_slice(part);
+            }
+            let (records, errors) = read_all(&file);
+            assert!(errors.is_empty(), "cut {cut}: {errors:?}");
+            let seen: Vec<(u64, Option<u64>, &str)> = records
+                .iter()
+                .map(|(offset, uri, _, end)| (*offset, end.span.length, uri.as_str()))
+                .collect();
+            let split_at = first.len() as u64;
+            // Cut inside the record end, the block is whole in the first member: the
+            // record ends there and the second member holds only line ends (skipped).
+            let block_end = middle.len() - 4;
+            let middle_length = if cut >= block_end {
+                head.len()
+            } else {
+                head.len() + tail.len()
+            } as u64;
+            assert_eq!(
+                seen,
+                vec![
+                    (0, Some(first.len() as u64), "http://a.example/1"),
+                    (split_at, Some(middle_length), "http://a.example/2"),
+                    (
+                        split_at + (head.len() + tail.len()) as u64,
+                        Some(last.len() as u64),
+                        "http://a.example/3"
+                    ),
+                ],
+                "cut {cut}"
+            );
+            assert!(
+                records.iter().all(|(_, _, block, _)| block == BODY),
+                "cut {cut}"
+            );
+            assert_eq!(
+                records[1].3.split_members,
+                u64::from(cut < block_end),
+                "cut {cut}"
+            );
+            assert!(records.iter().all(|r| r.3.cut_short.is_none()));
+        }
+    }
+
+    /// A record's member followed by a member that starts a record: the short block is
+    /// damage, the next record is read (not taken for the rest of the block).
+    #[test]
+    fn a_member_that_starts_a_record_does_not_continue_the_one_before() {
+        let mut short = record("http://a.example/1", BODY);
+        let at = short.len() - BODY.len() - 4;
+        short.truncate(at + 10);
+        let mut file = gzip(&short);
+        let second_at = file.len() as u64;
+        file.extend(gzip(&record("http://a.example/2", BODY)));
+        let (records, errors) = read_all(&file);
+        assert_eq!(records.len(), 1, "{errors:?}");
+        assert_eq!(records[0].0, second_at);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].offset, 0);
+        assert!(
+            errors[0].message.contains("before its Content-Length"),
+            "{errors:?}"
+        );
+    }
+
+    /// What a decoder makes of the start of a gzip member (as much as it can decode).
+    fn gunzip_prefix(bytes: &[u8]) -> Vec<u8> {
+        let mut decoded = Vec::new();
+        let _ = io::Read::read_to_end(&mut flate2::read::GzDecoder::new(bytes), &mut decoded);
+        decoded
+    }
+
+    /// The file ends inside the last record's block: the record is kept with the bytes
+    /// there are, its span running to the end of the file, and said to be truncated.
+    #[test]
+    fn a_record_cut_short_by_the_end_of_the_file_is_kept() {
+        let first = record("http://a.example/1", BODY);
+        let second = record("http://a.example/2", BODY);
+        let header_len = second.len() - BODY.len() - 4;
+        let member = gzip(&second);
+        let cases = [
+            (false, header_len + 1),
+            (false, header_len + 20),
+            (false, second.len() - 5),
+            (true, member.len() - 30),
+            (true, member.len() - 20),
+            (true, member.len() - 9),
+            (true, member.len() - 1),
+        ];
+        for (gzipped, kept) in cases {
+            let (mut file, tail, decoded) = if gzipped {
+                (gzip(&first), &member, gunzip_prefix(&member[..kept]))
+            } else {
+                (first.clone(), &second, second[..kept].to_vec())
+            };
+            assert!(
+                decoded.len() > header_len,
+                "{gzipped} {kept}: the header is whole"
+            );
+            let expected_block = &decoded[header_len..decoded.len().min(header_len + BODY.len())];
+            let second_at = file.len() as u64;
+            file.extend_from_slice(&tail[..kept]);
+            let (records, errors) = read_all(&file);
+            assert!(errors.is_empty(), "{gzipped} {kept}: {errors:?}");
+            assert_eq!(records.len(), 2, "{gzipped} {kept}");
+            let (offset, _, block, end) = &records[1];
+            assert_eq!(*offset, second_at);
+            assert_eq!(end.span.length, Some(file.len() as u64 - second_at));
+            assert_eq!(block.as_slice(), expected_block, "{gzipped} {kept}");
+            let missing = end.cut_short.expect("cut short");
+            assert_eq!(missing, (BODY.len() - block.len()) as u64);
+            let damage = end.damage.as_ref().expect("the cut is reported");
+            assert_eq!(damage.offset, second_at);
+            assert!(damage.message.contains("truncated"), "{damage}");
+        }
+    }
+
+    /// The whole block is there but the gzip trailer is cut: the record is kept.
+    #[test]
+    fn a_gzip_member_cut_in_its_trailer_keeps_its_record() {
+        let mut file = gzip(&record("http://a.example/1", BODY));
+        file.truncate(file.len() - 3);
+        let (records, errors) = read_all(&file);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].2, BODY);
+        assert_eq!(records[0].3.cut_short, Some(0));
+        assert_eq!(records[0].3.span.length, Some(file.len() as u64));
+    }
+
+    /// In a plain file a declared length running past later records is damage, not a cut:
+    /// reading resumes at the next record.
+    #[test]
+    fn a_plain_block_running_over_later_records_is_not_a_cut() {
+        let first = record("http://a.example/1", BODY);
+        let wrong = String::from_utf8(first.clone()).expect("ASCII").replace(
+            &format!("Content-Length: {}", BODY.len()),
+            "Content-Length: 100000",
+        );
+        let mut file = wrong.into_bytes();
+        let second_at = file.len() as u64;
+        file.extend(record("http://a.example/2", BODY));
+        let (records, errors) = read_all(&file);
+        assert_eq!(records.len(), 1, "{errors:?}");
+        assert_eq!(records[0].0, second_at);
+        assert!(records[0].3.cut_short.is_none());
+        assert_eq!(errors.len(), 1, "{errors:?}");
     }
 }

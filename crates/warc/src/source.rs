@@ -96,6 +96,9 @@ struct GzipState {
     /// Compressed offset of the member being decoded, if inside one.
     member_start: Option<u64>,
     members_started: u64,
+    /// A member whose data was decoded whole but whose trailer the file cuts short: the
+    /// data is handed out first, then this error.
+    pending_error: Option<SourceError>,
 }
 
 /// Decoded bytes of a WARC/ARC file with knowledge of gzip member boundaries.
@@ -151,6 +154,7 @@ impl<R: Read + Seek> Source<R> {
                 member_size: 0,
                 member_start: None,
                 members_started: 0,
+                pending_error: None,
             });
         }
         Ok(source)
@@ -162,8 +166,19 @@ impl<R: Read + Seek> Source<R> {
     }
 
     /// Offset in the file of the next undecoded raw byte.
-    fn raw_pos(&self) -> u64 {
+    pub(crate) fn raw_pos(&self) -> u64 {
         self.input_offset + self.in_pos as u64
+    }
+
+    /// Offset in the file just past the raw bytes read so far: the file's length once it
+    /// has been read to its end.
+    pub(crate) fn raw_read_end(&self) -> u64 {
+        self.input_offset + self.in_len as u64
+    }
+
+    /// Whether no raw bytes are left to read.
+    pub(crate) fn at_end(&mut self) -> Result<bool> {
+        Ok(self.peek_raw(1)?.is_empty())
     }
 
     /// The logical (decoded) position.
@@ -294,6 +309,9 @@ impl<R: Read + Seek> Source<R> {
                 Some(member) => member,
                 None => return Ok(false),
             };
+            if let Some(error) = self.gzip.as_mut().and_then(|g| g.pending_error.take()) {
+                return Err(error);
+            }
             if self.in_pos == self.in_len {
                 self.peek_raw(1)?;
             }
@@ -316,8 +334,18 @@ impl<R: Read + Seek> Source<R> {
             gzip.crc.update(&gzip.output[..produced]);
             gzip.member_size += produced as u64;
             if status == Status::StreamEnd {
-                self.finish_member(member)?;
-                return Ok(produced > 0);
+                match self.finish_member(member) {
+                    Ok(()) => return Ok(produced > 0),
+                    // The data is whole, only the trailer is cut: hand out the data, and
+                    // report the cut when it has been read.
+                    Err(error @ SourceError::Truncated { .. }) if produced > 0 => {
+                        if let Some(gzip) = self.gzip.as_mut() {
+                            gzip.pending_error = Some(error);
+                        }
+                        return Ok(true);
+                    }
+                    Err(error) => return Err(error),
+                }
             }
             if produced > 0 {
                 return Ok(true);
@@ -443,6 +471,7 @@ impl<R: Read + Seek> Source<R> {
                 gzip.out_pos = 0;
                 gzip.out_len = 0;
                 gzip.member_start = None;
+                gzip.pending_error = None;
             }
             // A plain file's logical position is its file offset, also after a seek.
             None => self.decoded_pos = offset,

@@ -40,10 +40,22 @@ pub struct RecordSummary {
 /// finishes the record to learn its length.
 pub fn summarize<R: Read + Seek>(record: &mut Record<'_, R>) -> Result<RecordSummary, ReadError> {
     let header = record.header.clone();
-    let (status, http_mime) = if http::is_http_block(header.content_type()) {
+    // The status is the one `ldwarc cdx` indexes: of responses and revisits only, read as
+    // the index reads it (so never the status-like token of a request line).
+    let indexed = http::indexes_http_head(
+        header.record_type().unwrap_or(""),
+        header.target_uri().unwrap_or(""),
+        header.content_length(),
+    );
+    let (status, http_mime) = if indexed || http::is_http_block(header.content_type()) {
         let head = peek_head(record)?;
-        match http::parse_head(&head) {
-            Some((head, _)) => (head.status, head.mime()),
+        let parsed = if indexed {
+            http::parse_indexed_head(&head)
+        } else {
+            http::parse_head(&head).map(|(head, _)| head)
+        };
+        match parsed {
+            Some(head) => (head.status.filter(|_| indexed), head.mime()),
             None => (None, None),
         }
     } else {

@@ -80,6 +80,41 @@ impl FileReport {
     }
 }
 
+/// Which rules `check` applies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Rules {
+    /// Every rule of the standard, as written.
+    #[default]
+    Standard,
+    /// The standard, except for the defects widely used tools write into otherwise sound
+    /// files, which are reported as warnings instead of errors (see [`LENIENT_RULES`]).
+    Lenient,
+}
+
+/// The rules [`Rules::Lenient`] relaxes (from errors to warnings), as `check --help` and
+/// the guide list them: (tool known to write the defect, what it writes).
+pub const LENIENT_RULES: &[(&str, &str)] = &[
+    (
+        "wpull",
+        "WARC-Warcinfo-ID in a warcinfo record (WARC 1.1 §5.10 forbids it there)",
+    ),
+    (
+        "warcio.js",
+        "WARC-Payload-Digest in a metadata record (WARC 1.1 §5.9 forbids it there); the \
+         digest is still verified",
+    ),
+    (
+        "ArchiveWeb.page",
+        "a request line without an HTTP version (`GET /path`) in a request record",
+    ),
+];
+
+/// Placements [`Rules::Lenient`] accepts: (field, record type).
+const LENIENT_PLACEMENTS: &[(&str, &str)] = &[
+    ("WARC-Warcinfo-ID", "warcinfo"),
+    ("WARC-Payload-Digest", "metadata"),
+];
+
 /// Field placement of WARC 1.1 §5: (field, record types it is mandatory in, types it must
 /// not appear in). Types not listed in either may carry the field.
 const PLACEMENT: &[(&str, &[&str], &[&str])] = &[
@@ -201,6 +236,11 @@ const PLACEMENT: &[(&str, &[&str], &[&str])] = &[
 
 /// Checks every record of a reader.
 pub fn check_reader<R: Read + Seek>(reader: &mut WarcReader<R>) -> FileReport {
+    check_reader_with(reader, Rules::Standard)
+}
+
+/// Checks every record of a reader by `rules`.
+pub fn check_reader_with<R: Read + Seek>(reader: &mut WarcReader<R>, rules: Rules) -> FileReport {
     let mut report = FileReport::default();
     let mut first = true;
     let mut whole_gzip_reported = false;
@@ -216,7 +256,7 @@ pub fn check_reader<R: Read + Seek>(reader: &mut WarcReader<R>) -> FileReport {
         let offset = record.offset;
         let is_arc = record.header.version == "ARC";
         if !is_arc {
-            check_header(&record.header, offset, first, &mut report);
+            check_header(&record.header, offset, first, rules, &mut report);
         } else if let Some(length) = record.header.get(super::arc::ARC_INVALID_LENGTH) {
             report.error(
                 offset,
@@ -224,7 +264,7 @@ pub fn check_reader<R: Read + Seek>(reader: &mut WarcReader<R>) -> FileReport {
             );
         }
         first = false;
-        let digests = match check_block(&mut record, &mut report) {
+        let digests = match check_block(&mut record, rules, &mut report) {
             Ok(digests) => digests,
             Err(error) => {
                 report.error(error.offset, error.message);
@@ -234,6 +274,16 @@ pub fn check_reader<R: Read + Seek>(reader: &mut WarcReader<R>) -> FileReport {
         report.digests_checked += digests;
         match record.finish() {
             Ok(end) => {
+                if end.split_members > 0 {
+                    report.warning(
+                        offset,
+                        format!(
+                            "record is split over {} gzip members (read as one stream; WARC \
+                             recommends one member per record)",
+                            end.split_members + 1
+                        ),
+                    );
+                }
                 if let Some(damage) = end.damage {
                     report.error(damage.offset, damage.message);
                 } else if !is_arc && end.trailer != b"\r\n\r\n" {
@@ -270,7 +320,13 @@ pub fn check_reader<R: Read + Seek>(reader: &mut WarcReader<R>) -> FileReport {
     report
 }
 
-fn check_header(header: &WarcHeader, offset: u64, first: bool, report: &mut FileReport) {
+fn check_header(
+    header: &WarcHeader,
+    offset: u64,
+    first: bool,
+    rules: Rules,
+    report: &mut FileReport,
+) {
     if !matches!(header.version.as_str(), "1.0" | "1.1") {
         report.warning(
             offset,
@@ -323,7 +379,7 @@ fn check_header(header: &WarcHeader, offset: u64, first: bool, report: &mut File
         report.warning(offset, "block is not empty but Content-Type is missing");
     }
     if RecordType::is_standard_name(record_type) {
-        check_placement(header, record_type, offset, report);
+        check_placement(header, record_type, offset, rules, report);
     }
     if record_type == "revisit" {
         check_revisit(header, offset, report);
@@ -348,7 +404,13 @@ fn check_repeats(header: &WarcHeader, offset: u64, report: &mut FileReport) {
     }
 }
 
-fn check_placement(header: &WarcHeader, record_type: &str, offset: u64, report: &mut FileReport) {
+fn check_placement(
+    header: &WarcHeader,
+    record_type: &str,
+    offset: u64,
+    rules: Rules,
+    report: &mut FileReport,
+) {
     for (field, mandatory, forbidden) in PLACEMENT {
         let present = header.get(field).is_some();
         if !present && mandatory.contains(&record_type) {
@@ -358,7 +420,15 @@ fn check_placement(header: &WarcHeader, record_type: &str, offset: u64, report: 
             );
         }
         if present && forbidden.contains(&record_type) {
-            report.error(
+            let tolerated =
+                rules == Rules::Lenient && LENIENT_PLACEMENTS.contains(&(field, record_type));
+            let severity = if tolerated {
+                Severity::Warning
+            } else {
+                Severity::Error
+            };
+            report.push(
+                severity,
                 offset,
                 format!("{field} must not appear in {record_type} records"),
             );
@@ -409,6 +479,7 @@ fn check_revisit(header: &WarcHeader, offset: u64, report: &mut FileReport) {
 /// Reads the block, verifying the declared digests. Returns how many were checked.
 fn check_block<R: Read + Seek>(
     record: &mut Record<'_, R>,
+    rules: Rules,
     report: &mut FileReport,
 ) -> Result<u64, ReadError> {
     let offset = record.offset;
@@ -479,7 +550,14 @@ fn check_block<R: Read + Seek>(
         record.consume(n);
     }
     if is_http_message {
-        check_http_head(&head, digester.length(), &record_type, offset, report);
+        check_http_head(
+            &head,
+            digester.length(),
+            &record_type,
+            offset,
+            rules,
+            report,
+        );
     }
     let computed = digester.finish();
     let mut checked = 0;
@@ -535,25 +613,21 @@ fn check_http_head(
     block_len: u64,
     record_type: &str,
     offset: u64,
+    rules: Rules,
     report: &mut FileReport,
 ) {
     let parsed = match http::parse_head(head) {
-        Some((parsed, _)) => Some(parsed),
-        None if head.len() as u64 == block_len && head.ends_with(b"\n") => {
-            let mut terminated = head.to_vec();
-            terminated.extend_from_slice(b"\r\n");
-            let parsed = http::parse_head(&terminated).map(|(parsed, _)| parsed);
-            if parsed.is_some() {
-                report.warning(
-                    offset,
-                    format!(
-                        "{record_type} HTTP head is not ended by an empty line inside the block"
-                    ),
-                );
+        None if rules == Rules::Lenient && record_type == "request" => {
+            match request_without_version(head) {
+                Some((line, parsed)) => {
+                    report.warning(offset, format!("request line {line:?} has no HTTP version"));
+                    Some(parsed)
+                }
+                None => unterminated_head(head, block_len, record_type, offset, report),
             }
-            parsed
         }
-        None => None,
+        Some((parsed, _)) => Some(parsed),
+        None => unterminated_head(head, block_len, record_type, offset, report),
     };
     match parsed {
         None => report.error(
@@ -572,15 +646,62 @@ fn check_http_head(
     }
 }
 
+/// A head that fills the whole block but is not ended by an empty line: read as if it
+/// were, with a warning; `None` when it is no HTTP head even so.
+fn unterminated_head(
+    head: &[u8],
+    block_len: u64,
+    record_type: &str,
+    offset: u64,
+    report: &mut FileReport,
+) -> Option<http::HttpHead> {
+    if head.len() as u64 != block_len || !head.ends_with(b"\n") {
+        return None;
+    }
+    let mut terminated = head.to_vec();
+    terminated.extend_from_slice(b"\r\n");
+    let parsed = http::parse_head(&terminated).map(|(parsed, _)| parsed);
+    if parsed.is_some() {
+        report.warning(
+            offset,
+            format!("{record_type} HTTP head is not ended by an empty line inside the block"),
+        );
+    }
+    parsed
+}
+
+/// A request head whose request line has a method and a target but no HTTP version
+/// (`GET /path`, as ArchiveWeb.page writes it), read as HTTP/1.1: the line and the head.
+fn request_without_version(head: &[u8]) -> Option<(String, http::HttpHead)> {
+    let end = memchr::memchr(b'\n', head)?;
+    let line = String::from_utf8_lossy(&head[..end]);
+    let line = line.trim_end_matches('\r');
+    let (method, target) = line.split_once(' ')?;
+    let is_method = !method.is_empty() && method.bytes().all(|b| b.is_ascii_uppercase());
+    if !is_method || target.is_empty() || target.contains(' ') {
+        return None;
+    }
+    let mut mended = format!("{line} HTTP/1.1\r\n").into_bytes();
+    mended.extend_from_slice(&head[end + 1..]);
+    let (parsed, _) = http::parse_head(&mended)?;
+    Some((line.to_string(), parsed))
+}
+
 /// Checks one file.
 pub fn check_path(path: &std::path::Path) -> std::io::Result<FileReport> {
+    check_path_with(path, Rules::Standard)
+}
+
+/// Checks one file by `rules`.
+pub fn check_path_with(path: &std::path::Path, rules: Rules) -> std::io::Result<FileReport> {
     let mut reader = WarcReader::open(path)?;
-    Ok(check_reader(&mut reader))
+    Ok(check_reader_with(&mut reader, rules))
 }
 
 /// Checks files on all cores; `on_report` is called once per file, in the order of `paths`.
 pub fn check_paths(
     paths: &[std::path::PathBuf],
+    rules: Rules,
     mut on_report: impl FnMut(usize, std::io::Result<FileReport>),
 ) {
     use std::collections::BTreeMap;
@@ -600,7 +721,7 @@ pub fn check_paths(
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = paths.get(index) else { break };
-                    if sender.send((index, check_path(path))).is_err() {
+                    if sender.send((index, check_path_with(path, rules))).is_err() {
                         break;
                     }
                 }

@@ -67,7 +67,8 @@ pub struct RecordLocation {
 
 /// Reads every capture of one file, starting at `start` (the end of what an earlier run
 /// indexed). Returns the offset just past the last complete record, where the next
-/// incremental run starts.
+/// incremental run starts. A record the file cuts short is a capture (with the bytes there
+/// are, as cdxj-indexer indexes it) but not complete: the returned offset stays before it.
 pub fn read_captures(
     path: &Path,
     filename: &str,
@@ -94,13 +95,17 @@ pub fn read_captures(
                 return Ok(end);
             }
             (Err(error), Ok(record_end)) => {
-                if let Some(length) = record_end.span.length {
+                if let Some(length) = record_end.span.length
+                    && record_end.cut_short.is_none()
+                {
                     end = end.max(record_end.span.offset + length);
                 }
                 on_error(error);
             }
             (Ok(capture), Ok(record_end)) => {
-                if let Some(length) = record_end.span.length {
+                if let Some(length) = record_end.span.length
+                    && record_end.cut_short.is_none()
+                {
                     end = end.max(record_end.span.offset + length);
                 }
                 if let Some(mut capture) = capture {
@@ -137,7 +142,7 @@ fn capture_of<R: Read + Seek>(
     {
         return Ok(None);
     }
-    let Some(url) = header.target_uri().map(str::to_string) else {
+    let Some(url) = header.target_uri().map(url_as_indexed) else {
         return Ok(None);
     };
     let Some(time) = header.date().and_then(parse_warc_date) else {
@@ -147,9 +152,7 @@ fn capture_of<R: Read + Seek>(
             &url,
         ));
     };
-    let has_http = matches!(*record_type, "response" | "revisit")
-        && (url.starts_with("http:") || url.starts_with("https:"))
-        && header.content_length().is_some_and(|n| n > 0);
+    let has_http = http::indexes_http_head(record_type, &url, header.content_length());
     let declared = header
         .get("WARC-Payload-Digest")
         .map(canonical_payload_digest);
@@ -165,7 +168,7 @@ fn capture_of<R: Read + Seek>(
     let record_id = header.record_id().map(str::to_string);
     let refers_to_url = header
         .get("WARC-Refers-To-Target-URI")
-        .map(|u| ldwarc_warc::header::strip_angle_brackets(u).to_string());
+        .map(|u| url_as_indexed(ldwarc_warc::header::strip_angle_brackets(u)));
     let refers_to_timestamp = header
         .get("WARC-Refers-To-Date")
         .and_then(parse_warc_date)
@@ -205,6 +208,13 @@ fn capture_of<R: Read + Seek>(
         refers_to_timestamp,
         original: None,
     }))
+}
+
+/// A target URI as the index keeps it: spaces (which no URI holds, but some writers leave
+/// in `WARC-Target-URI`) as `%20`, as warcio reads them and so cdxj-indexer and pywb index
+/// them; nothing else is changed.
+fn url_as_indexed(uri: &str) -> String {
+    uri.replace(' ', "%20")
 }
 
 /// [`wayback_timestamp`] without parsing a format string for every record (the common
@@ -290,14 +300,7 @@ fn read_head_and_digest<R: Read + Seek>(
         record.consume(n);
     }
     let head = if has_http {
-        http::parse_head_lenient(&head_bytes)
-            .or_else(|| {
-                // A head cut short by the end of the block still gives status and type.
-                let mut terminated = head_bytes.clone();
-                terminated.extend_from_slice(b"\r\n\r\n");
-                http::parse_head_lenient(&terminated)
-            })
-            .map(|(head, _)| head)
+        http::parse_indexed_head(&head_bytes)
     } else {
         None
     };

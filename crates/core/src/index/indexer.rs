@@ -238,6 +238,7 @@ pub fn update_index(
     };
     let files_seen = files.len();
     let mut work = Vec::new();
+    let mut restarted = Vec::new();
     for path in files {
         let name = relative_name(&warc_dir, &path);
         let meta = std::fs::metadata(&path)?;
@@ -259,6 +260,13 @@ pub fn update_index(
                 return update_index(archive, &rebuild, progress);
             }
             Some(mark) if mark.size == len => continue,
+            // Bytes after the indexed end (a record the file cut short, indexed with the
+            // bytes it had, or damage) may now be a complete record: read the file again
+            // from its start, replacing what was indexed of it.
+            Some(mark) if mark.end < mark.size => {
+                restarted.push(name.clone());
+                0
+            }
             Some(mark) => mark.end,
         };
         work.push(FileWork {
@@ -271,6 +279,9 @@ pub fn update_index(
     let mut batch = index.batch()?;
     if options.rebuild {
         batch.remove_all()?;
+    }
+    for name in &restarted {
+        batch.remove_file(name);
     }
     let mut run = IndexRun {
         files_seen,

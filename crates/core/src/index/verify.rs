@@ -35,8 +35,17 @@ pub enum Discrepancy {
         url: String,
     },
     /// A file whose records cannot be addressed (gzipped as one whole stream), so none of
-    /// them is in the index.
+    /// them is in the index: `ldwarc index` skips it on purpose, so this is a note, not a
+    /// disagreement ([`Discrepancy::is_note`]).
     NotAddressable { filename: String },
+}
+
+impl Discrepancy {
+    /// Whether this is a note about what `ldwarc index` leaves out on purpose (by the same
+    /// rule verification applies) rather than a disagreement: it does not fail the check.
+    pub fn is_note(&self) -> bool {
+        matches!(self, Self::NotAddressable { .. })
+    }
 }
 
 impl std::fmt::Display for Discrepancy {
@@ -65,7 +74,7 @@ impl std::fmt::Display for Discrepancy {
             ),
             Self::NotAddressable { filename } => write!(
                 f,
-                "warc/{filename}: {}",
+                "note: warc/{filename}: not indexed, as `ldwarc index` leaves it out: {}",
                 super::unaddressable::whole_stream_error().message
             ),
             Self::UnresolvedRevisit {

@@ -20,8 +20,9 @@ pub struct ReplayDate {
 impl ReplayDate {
     /// Parses a 1–14-digit Wayback timestamp (padded to the end of its period, out-of-range
     /// parts clamped as pywb does) or an ISO 8601 date or date-time, or a year and month
-    /// (`2024-02`, the end of that month). A date-time with an offset is converted to UTC; one
-    /// without an offset is taken as UTC.
+    /// (`2024-02`, the end of that month), or `now` (the present second, as CDX queries'
+    /// `closest=now`). A date-time with an offset is converted to UTC; one without an offset
+    /// is taken as UTC.
     pub fn parse(text: &str) -> Result<ReplayDate, String> {
         ReplayDate::parse_padded(text, Padding::End)
     }
@@ -35,7 +36,10 @@ impl ReplayDate {
 
     fn parse_padded(text: &str, padding: Padding) -> Result<ReplayDate, String> {
         let trimmed = text.trim();
-        let at = if !trimmed.is_empty()
+        let at = if trimmed.eq_ignore_ascii_case("now") {
+            // The present, to the second: the archive as it stands (as `--closest now`).
+            Utc.timestamp_opt(Utc::now().timestamp(), 0).single()
+        } else if !trimmed.is_empty()
             && trimmed.len() <= 14
             && trimmed.bytes().all(|b| b.is_ascii_digit())
         {
@@ -49,7 +53,8 @@ impl ReplayDate {
             format!(
                 "{text:?} is not a date: give a Wayback timestamp (1 to 14 digits, e.g. \
                  20240315 or 20240315120000) or ISO 8601 (2024-03, 2024-03-15, \
-                 2024-03-15T12:00:00Z, 2024-03-15T14:00:00+02:00); dates without a zone are UTC"
+                 2024-03-15T12:00:00Z, 2024-03-15T14:00:00+02:00), or now; dates without a \
+                 zone are UTC"
             )
         })?;
         Ok(ReplayDate {
@@ -211,6 +216,19 @@ mod tests {
 
     fn stamp(text: &str) -> String {
         ReplayDate::parse(text).unwrap().timestamp()
+    }
+
+    #[test]
+    fn now_is_the_present_second_for_either_bound() {
+        for parse in [ReplayDate::parse, ReplayDate::parse_start] {
+            let before = Utc::now().timestamp();
+            let date = parse(" NOW ").unwrap();
+            let after = Utc::now().timestamp();
+            assert!((before..=after).contains(&date.at.timestamp()), "{date:?}");
+            assert_eq!(date.at.timestamp_subsec_nanos(), 0);
+            assert_eq!(date.text, " NOW ");
+        }
+        assert!(ReplayDate::parse("nowish").is_err());
     }
 
     #[test]

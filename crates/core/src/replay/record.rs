@@ -21,7 +21,8 @@ pub struct ArchivedResponse {
     pub head: HttpHead,
     /// The payload bytes exactly as archived (any `Content-Encoding` still applied).
     pub payload: Vec<u8>,
-    /// True when the payload was longer than the cap and was cut.
+    /// True when the payload was longer than the cap and was cut, or when the file ends
+    /// inside the record (the payload is then what the file holds of it).
     pub truncated: bool,
 }
 
@@ -284,10 +285,11 @@ fn read_response_in(
         };
         let (payload, truncated) =
             read_payload(&mut stored, Vec::new(), max_payload).map_err(|e| at(e.to_string()))?;
+        let cut_short = warn_if_cut_short(stored.cut_short(), path, offset);
         return Ok(ArchivedResponse {
             head,
             payload,
-            truncated,
+            truncated: truncated || cut_short,
         });
     }
     let mut head_bytes = Vec::new();
@@ -309,11 +311,26 @@ fn read_response_in(
     let (payload, truncated) =
         read_payload(&mut stored, head_bytes.split_off(head_length), max_payload)
             .map_err(|e| at(e.to_string()))?;
+    let cut_short = warn_if_cut_short(stored.cut_short(), path, offset);
     Ok(ArchivedResponse {
         head,
         payload,
-        truncated,
+        truncated: truncated || cut_short,
     })
+}
+
+/// Warns that the record at `offset` of `path` is cut short by the end of its file (its
+/// payload is replayed as far as the bytes go); whether it is.
+fn warn_if_cut_short(missing: Option<u64>, path: &Path, offset: u64) -> bool {
+    let Some(missing) = missing else {
+        return false;
+    };
+    tracing::warn!(
+        "{}:{offset}: the record is truncated (the file ends {missing} bytes before the end \
+         of its block): read as far as its bytes go",
+        path.display()
+    );
+    true
 }
 
 /// The rest of a record's block after the bytes already read (`payload`), cut at `max_payload`

@@ -3,8 +3,10 @@
 //! py-wacz) brought into an archive.
 //!
 //! A package holds `archive/` (the WARC files, stored uncompressed in the zip: they are
-//! gzip already), `indexes/index.cdxj` (the selected captures, file names relative to
-//! `archive/`), `pages/pages.jsonl` (one line per captured document, titled from its graph
+//! gzip already), `indexes/index.cdx.gz` and `indexes/index.idx` (the selected captures'
+//! CDXJ lines, file names relative to `archive/`, in gzip blocks with a block index, as
+//! py-wacz and browsertrix-crawler write them and pywb's `wb-manager add --unpack-wacz` and
+//! ReplayWeb.page read them), `pages/pages.jsonl` (one line per captured document, titled from its graph
 //! where it has a title), `datapackage.json` (every file with its size and SHA-256) and
 //! `datapackage-digest.json` (the SHA-256 of `datapackage.json`). WARC files keep their
 //! names; each resource of a WARC file also records its path under the archive's `warc/`
@@ -31,6 +33,9 @@ use super::{Pick, ReplayArchive, ReplayDate, is_replayable};
 
 /// The WACZ version written.
 pub const WACZ_VERSION: &str = "1.1.1";
+
+/// CDXJ lines per gzip block of `indexes/index.cdx.gz` (py-wacz's block size).
+const INDEX_BLOCK_LINES: usize = 1024;
 
 /// Predicates whose literal names a document in `pages.jsonl`, most specific first.
 const TITLE_PREDICATES: &[&str] = &[
@@ -286,17 +291,15 @@ fn write_package(
         })
         .collect();
     lines.sort_unstable();
-    let mut index = String::new();
-    for line in lines {
-        index.push_str(&line);
-        index.push('\n');
-    }
+    let (blocks, block_index) = compressed_index(&lines)?;
     let (pages, page_count) = pages_jsonl(archive, captures);
-    for (name, bytes) in [
-        ("indexes/index.cdxj", index.into_bytes()),
-        ("pages/pages.jsonl", pages.into_bytes()),
+    for (name, bytes, options) in [
+        // Gzip blocks are stored as they are, as WACZ readers expect (like WARC files).
+        ("indexes/index.cdx.gz", blocks, stored),
+        ("indexes/index.idx", block_index.into_bytes(), deflated),
+        ("pages/pages.jsonl", pages.into_bytes(), deflated),
     ] {
-        zip.start_file(name, deflated).map_err(zip_error)?;
+        zip.start_file(name, options).map_err(zip_error)?;
         zip.write_all(&bytes)?;
         resources.push(Resource {
             path: name.to_string(),
@@ -318,6 +321,33 @@ fn write_package(
     zip.write_all(serde_json::to_string_pretty(&digest)?.as_bytes())?;
     zip.finish().map_err(zip_error)?.flush()?;
     Ok(page_count)
+}
+
+/// The sorted CDXJ `lines` as a compressed index: `index.cdx.gz`, a gzip member per block
+/// of [`INDEX_BLOCK_LINES`] lines (read whole, it is the plain CDXJ file), and `index.idx`,
+/// a `!meta` line, then per block its first line's key and time with its offset, length and
+/// SHA-256 in `index.cdx.gz` (the `cdxj-gzip-1.0` layout py-wacz writes).
+fn compressed_index(lines: &[String]) -> io::Result<(Vec<u8>, String)> {
+    let mut blocks = Vec::new();
+    let mut block_index =
+        String::from("!meta 0 {\"format\": \"cdxj-gzip-1.0\", \"filename\": \"index.cdx.gz\"}\n");
+    for block in lines.chunks(INDEX_BLOCK_LINES) {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        for line in block {
+            encoder.write_all(line.as_bytes())?;
+            encoder.write_all(b"\n")?;
+        }
+        let member = encoder.finish()?;
+        let prefix = block[0].split('{').next().unwrap_or("").trim();
+        block_index.push_str(&format!(
+            "{prefix} {{\"offset\": {}, \"length\": {}, \"digest\": \"{}\"}}\n",
+            blocks.len(),
+            member.len(),
+            sha256_hex(Sha256::digest(&member))
+        ));
+        blocks.extend_from_slice(&member);
+    }
+    Ok((blocks, block_index))
 }
 
 fn datapackage(resources: &[Resource]) -> String {
@@ -434,6 +464,8 @@ fn literal_text(spelling: &str) -> Option<String> {
 pub struct WaczImport {
     /// WARC files written, as paths under the archive's `warc/`.
     pub files: Vec<String>,
+    /// What the package's signature says (see [`check_signature`]); `None` if unsigned.
+    pub signature: Option<String>,
 }
 
 /// Why a package cannot be imported.
@@ -452,8 +484,19 @@ fn invalid(package: &Path, message: impl std::fmt::Display) -> io::Error {
 pub fn import_wacz(package: &Path, root: &Path) -> io::Result<WaczImport> {
     let mut zip = zip::ZipArchive::new(BufReader::new(File::open(package)?))
         .map_err(|e| invalid(package, format!("not a zip file ({e})")))?;
+    if zip.by_name("datapackage.json").is_err() && zip.by_name("webarchive.yaml").is_ok() {
+        return Err(invalid(
+            package,
+            format!(
+                "a WACZ 0.1.0 package (webarchive.yaml, no datapackage.json), which ldwarc \
+                 does not import: it imports WACZ {}",
+                SUPPORTED_VERSIONS.join(", ")
+            ),
+        ));
+    }
     let package_json = read_entry(&mut zip, "datapackage.json")
         .map_err(|e| invalid(package, format!("datapackage.json: {e}")))?;
+    let mut signature = None;
     if let Ok(digest) = read_entry(&mut zip, "datapackage-digest.json") {
         let digest: Value = serde_json::from_slice(&digest)
             .map_err(|e| invalid(package, format!("datapackage-digest.json: {e}")))?;
@@ -464,9 +507,26 @@ pub fn import_wacz(package: &Path, root: &Path) -> io::Result<WaczImport> {
                 "datapackage.json does not match its digest",
             ));
         }
+        signature = check_signature(&digest, &expected).map_err(|e| invalid(package, e))?;
     }
     let datapackage: Value = serde_json::from_slice(&package_json)
         .map_err(|e| invalid(package, format!("datapackage.json: {e}")))?;
+    match datapackage["wacz_version"].as_str() {
+        Some(version) if SUPPORTED_VERSIONS.contains(&version) => {}
+        version => {
+            let version = version.map_or_else(
+                || "no wacz_version in datapackage.json".to_string(),
+                |v| format!("WACZ version {v:?}"),
+            );
+            return Err(invalid(
+                package,
+                format!(
+                    "{version}: ldwarc imports WACZ {}",
+                    SUPPORTED_VERSIONS.join(", ")
+                ),
+            ));
+        }
+    }
     let resources = datapackage["resources"]
         .as_array()
         .ok_or_else(|| invalid(package, "datapackage.json lists no resources"))?;
@@ -576,7 +636,75 @@ pub fn import_wacz(package: &Path, root: &Path) -> io::Result<WaczImport> {
     }
     Ok(WaczImport {
         files: plan.into_iter().map(|(_, _, target)| target).collect(),
+        signature,
     })
+}
+
+/// The WACZ versions [`import_wacz`] reads: all 1.x packages share the layout it reads
+/// (`archive/`, and `datapackage.json` listing every file with its hash).
+pub const SUPPORTED_VERSIONS: &[&str] = &["1.0.0", "1.1.0", "1.1.1"];
+
+/// The DER prefix of a P-256 public key in SubjectPublicKeyInfo form (ecPublicKey,
+/// prime256v1, a 66-byte bit string holding the 65-byte uncompressed point).
+const P256_SPKI_PREFIX: &[u8] = &[
+    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
+    0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
+];
+
+/// Checks the `signedData` of `datapackage-digest.json` (WACZ Signing and Verification
+/// 0.1.0) against `hash`, the SHA-256 of `datapackage.json`. An anonymous signature (an
+/// ECDSA P-256 `publicKey`) is verified: a signature that does not verify refuses the
+/// package. A domain signature (`domain`, `domainCert`) is reported present but not
+/// verified: ldwarc does not check certificate chains. Returns what to tell the user,
+/// `None` for an unsigned package.
+pub fn check_signature(digest: &Value, hash: &str) -> Result<Option<String>, String> {
+    let Some(signed) = digest.get("signedData").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    if signed["hash"].as_str() != Some(hash) {
+        return Err(format!(
+            "the signature (signedData) is of another datapackage.json (hash {}, the package's \
+             is {hash})",
+            signed["hash"]
+        ));
+    }
+    if let Some(domain) = signed["domain"].as_str() {
+        return Ok(Some(format!(
+            "signed for the domain {domain}: the signature is present and NOT verified (ldwarc \
+             does not check domain certificate chains)"
+        )));
+    }
+    let decode = |name: &str| {
+        let text = signed[name]
+            .as_str()
+            .ok_or_else(|| format!("signedData has no {name}"))?;
+        data_encoding::BASE64
+            .decode(text.trim().as_bytes())
+            .map_err(|e| format!("signedData {name} is not Base64: {e}"))
+    };
+    let public_key = decode("publicKey")?;
+    let signature = decode("signature")?;
+    let point = match public_key.strip_prefix(P256_SPKI_PREFIX) {
+        Some(point) if point.len() == 65 => point,
+        _ if public_key.len() == 65 && public_key[0] == 4 => &public_key[..],
+        _ => return Err("signedData publicKey is not an ECDSA P-256 public key".to_string()),
+    };
+    // WebCrypto signs as r‖s (64 bytes); other signers write an ASN.1 DER signature.
+    let algorithm = if signature.len() == 64 {
+        &ring::signature::ECDSA_P256_SHA256_FIXED
+    } else {
+        &ring::signature::ECDSA_P256_SHA256_ASN1
+    };
+    ring::signature::UnparsedPublicKey::new(algorithm, point)
+        .verify(hash.as_bytes(), &signature)
+        .map_err(|_| {
+            "the signature of datapackage.json does not verify with its publicKey".to_string()
+        })?;
+    let fingerprint = sha256_hex(Sha256::digest(&public_key));
+    Ok(Some(format!(
+        "anonymous signature verified (ECDSA P-256, public key {})",
+        &fingerprint[..7 + 16]
+    )))
 }
 
 fn read_entry<R: Read + io::Seek>(zip: &mut zip::ZipArchive<R>, name: &str) -> io::Result<Vec<u8>> {
