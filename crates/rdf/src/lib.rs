@@ -25,6 +25,9 @@ mod serialize;
 mod syntax;
 mod turtle_cut;
 mod turtle_fast;
+mod turtle_prep;
+#[cfg(test)]
+mod turtle_tests;
 mod xml_c14n;
 mod xml_guard;
 

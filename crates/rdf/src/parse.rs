@@ -17,7 +17,7 @@ use sophia::xml::parser::RdfXmlParser;
 use super::html::{self, EmbeddedReport, MicrodataRegistry};
 use super::jsonld::{self, ContextSource};
 use super::syntax::Syntax;
-use super::turtle_fast;
+use super::{turtle_fast, turtle_prep};
 
 const RDF_XML_LITERAL: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral";
 
@@ -65,11 +65,12 @@ pub(crate) fn parse_statements<S: StatementSink>(
             None => parse_turtle(body, base, sink),
         },
         Syntax::TriG => {
+            let body = turtle_prep::for_sophia(body);
             let parser = TriGParser::new().with_base(turtle_base(base));
-            let mut source = parser.parse(body);
+            let mut source = parser.parse(&body[..]);
             source
                 .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
-                .map_err(|err| turtle_error(&err, body))
+                .map_err(|err| turtle_error(&err, &body))
         }
         Syntax::NTriples => NTriplesParser::new()
             .parse(body)
@@ -146,17 +147,19 @@ fn canonical_xml_literal<T: Term>(object: &T) -> Option<SimpleTerm<'static>> {
     ))
 }
 
-/// A Turtle document through sophia's parser.
+/// A Turtle document through sophia's parser (rewritten first where sophia would read it
+/// otherwise than the grammar, see [`turtle_prep`]).
 pub(crate) fn parse_turtle<S: StatementSink>(
     body: &[u8],
     base: &str,
     sink: &mut S,
 ) -> Result<(), String> {
+    let body = turtle_prep::for_sophia(body);
     let parser = TurtleParser::new().with_base(turtle_base(base));
-    let mut source = parser.parse(body);
+    let mut source = parser.parse(&body[..]);
     source
         .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
-        .map_err(|err| turtle_error(&err, body))
+        .map_err(|err| turtle_error(&err, &body))
 }
 
 fn turtle_base(base: &str) -> Option<BaseIriRef<Box<str>>> {
@@ -185,8 +188,9 @@ pub(crate) fn parse_lines<S: StatementSink>(
     }
 }
 
-/// Parses a piece of a Turtle document that starts between two statements, after `prelude`
-/// (the directives before the piece), with the blank node labels as written: the parser's own
+/// Parses a piece of a Turtle document (already rewritten by [`turtle_prep::for_sophia`])
+/// that starts between two statements, after `prelude` (the directives before the piece),
+/// with the blank node labels as written: the parser's own
 /// (for `[]` and collections) are `bn` and four digits or more, and it adds `d` to the
 /// document's labels that look like those. The error's line counts from the prelude's first.
 pub(crate) fn parse_turtle_piece<S: StatementSink>(

@@ -27,6 +27,7 @@ use super::jsonld::NoContexts;
 use super::parse::{ParseError, StatementSink, parse_lines, parse_statements, parse_turtle_piece};
 use super::syntax::Syntax;
 use super::turtle_cut::TurtleCutter;
+use super::turtle_prep::for_sophia;
 
 /// Documents smaller than this are parsed on the calling thread alone: archives parse many
 /// small documents on their own threads, and a thread per document would cost more than it
@@ -61,16 +62,29 @@ pub(crate) fn parse_large(
             builder,
             PIECE_LEN,
         )),
-        Syntax::Turtle => Some(parse_on_all_cores(
-            body,
-            PieceSyntax::Turtle(base),
-            Cutter::Turtle(TurtleCutter::new(body)),
-            builder,
-            PIECE_LEN,
-        )),
+        Syntax::Turtle => Some(parse_turtle_in_pieces(body, base, builder, PIECE_LEN)),
         Syntax::TriG => Some(parse_beside(body, syntax, base, builder)),
         _ => None,
     }
+}
+
+/// A Turtle document cut into pieces of at least `piece_len` bytes, parsed on every core.
+pub(crate) fn parse_turtle_in_pieces(
+    body: &[u8],
+    base: &str,
+    builder: &mut GraphBuilder,
+    piece_len: usize,
+) -> Result<(), String> {
+    // Rewritten once, before the cutting, so that the cutter and the pieces' parser read
+    // comments and long strings alike (and as the grammar does).
+    let body = for_sophia(body);
+    parse_on_all_cores(
+        &body,
+        PieceSyntax::Turtle(base),
+        Cutter::Turtle(TurtleCutter::new(&body)),
+        builder,
+        piece_len,
+    )
 }
 
 /// Statements as spelled by a parser thread. Each distinct term is spelled once per batch
@@ -636,14 +650,16 @@ mod tests {
 
     fn on_all_cores(body: &[u8], syntax: Syntax, piece_len: usize) -> (String, Result<(), String>) {
         let mut builder = GraphBuilder::default();
-        let (pieces, cutter) = match syntax {
-            Syntax::Turtle => (
-                PieceSyntax::Turtle(BASE),
-                Cutter::Turtle(TurtleCutter::new(body)),
+        let result = match syntax {
+            Syntax::Turtle => parse_turtle_in_pieces(body, BASE, &mut builder, piece_len),
+            _ => parse_on_all_cores(
+                body,
+                PieceSyntax::Lines(syntax),
+                Cutter::Lines,
+                &mut builder,
+                piece_len,
             ),
-            _ => (PieceSyntax::Lines(syntax), Cutter::Lines),
         };
-        let result = parse_on_all_cores(body, pieces, cutter, &mut builder, piece_len);
         (builder.graph.to_nquads(), result)
     }
 
@@ -900,6 +916,103 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Statements of `ex:` names, then `change` (which redefines `ex:` or the base on the
+    /// line of a statement), then more: the later statements must use the new directive.
+    fn directive_after_a_statement(change: &str) -> String {
+        let mut text = String::from("@prefix ex: <http://old.example/> .\n");
+        for n in 0..200 {
+            text.push_str(&format!("ex:s{n} ex:p <rel{n}> .\n"));
+        }
+        text.push_str(change);
+        for n in 0..200 {
+            text.push_str(&format!("ex:t{n} ex:p <rel{n}> .\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn a_directive_right_after_a_statement_reaches_the_later_pieces() {
+        for (change, expected) in [
+            (
+                "<http://a.example/s> <http://a.example/p> <http://a.example/o>.@prefix ex: <http://new.example/> .\n",
+                "<http://new.example/t199> <http://new.example/p> <http://example.org/rel199> .\n",
+            ),
+            (
+                "ex:x ex:p \"o\".@base <http://b.example/dir/> .\n",
+                "<http://old.example/t199> <http://old.example/p> <http://b.example/dir/rel199> .\n",
+            ),
+            (
+                "ex:x ex:p ex:o.@prefix ex: <http://new.example/> .\n",
+                "<http://new.example/t199> <http://new.example/p> <http://example.org/rel199> .\n",
+            ),
+            (
+                "ex:x ex:p \"o\"@en-gb.PREFIX ex: <http://new.example/>\n",
+                "<http://new.example/t199> <http://new.example/p> <http://example.org/rel199> .\n",
+            ),
+            (
+                "ex:x ex:p 1.PREFIX ex: <http://new.example/>\n",
+                "<http://new.example/t199> <http://new.example/p> <http://example.org/rel199> .\n",
+            ),
+            (
+                "ex:x ex:p [ ex:q 2 ].BASE <http://b.example/dir/>\n",
+                "<http://old.example/t199> <http://old.example/p> <http://b.example/dir/rel199> .\n",
+            ),
+            (
+                "ex:x ex:p ex:o . # a comment ended by a lone CR\r@prefix ex: <http://new.example/> .\n",
+                "<http://new.example/t199> <http://new.example/p> <http://example.org/rel199> .\n",
+            ),
+        ] {
+            let text = directive_after_a_statement(change);
+            let (expected_graph, result) = sequential(text.as_bytes(), Syntax::Turtle);
+            assert_eq!(result, Ok(()), "{change}");
+            assert!(
+                expected_graph.ends_with(expected),
+                "{change}: {expected_graph}"
+            );
+            for piece_len in [1, 300, 5000] {
+                let (graph, result) = on_all_cores(text.as_bytes(), Syntax::Turtle, piece_len);
+                assert_eq!(result, Ok(()), "{change} in pieces of {piece_len} bytes");
+                // The first statement that differs, not two whole graphs.
+                let differs = graph
+                    .lines()
+                    .zip(expected_graph.lines())
+                    .find(|(got, expected)| got != expected);
+                assert_eq!(differs, None, "{change} in pieces of {piece_len} bytes");
+                assert_eq!(
+                    graph, expected_graph,
+                    "{change} in pieces of {piece_len} bytes"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_document_with_a_directive_after_a_statement_parses_as_one_piece_would() {
+        let mut text = String::from("@prefix ex: <http://old.example/> .\n");
+        let mut n = 0;
+        while text.len() < PARALLEL_MIN_LEN + PIECE_LEN {
+            text.push_str(&format!(
+                "ex:s{n} ex:p \"{n}\" .@prefix ex: <http://e{n}.example/> .\n"
+            ));
+            n += 1;
+        }
+        let mut builder = GraphBuilder::default();
+        let outcome = parse_large(text.as_bytes(), Syntax::Turtle, BASE, &mut builder);
+        assert_eq!(outcome, Some(Ok(())));
+        let graph = builder.graph.to_nquads();
+        let last = n - 1;
+        assert!(
+            graph.ends_with(&format!(
+                "<http://e{}.example/s{last}> <http://e{}.example/p> \"{last}\" .\n",
+                last - 1,
+                last - 1
+            )),
+            "{}",
+            &graph[graph.len() - 200..]
+        );
+        assert_eq!(graph, sequential(text.as_bytes(), Syntax::Turtle).0);
     }
 
     #[test]

@@ -52,6 +52,8 @@ impl<'a> TurtleCutter<'a> {
             depth: 0,
             in_statement: false,
             directive: None,
+            closed: true,
+            token: Token::Name,
         };
         while let Some(&byte) = body.get(scan.at) {
             match scan.step(body, byte) {
@@ -88,6 +90,22 @@ struct Scan {
     in_statement: bool,
     /// Where the current statement started, when it is an `@` directive.
     directive: Option<usize>,
+    /// The last thing read was white space, a comment, or a token that ends on its own (an
+    /// IRI, a string, a closing bracket): a `.` after it cannot be inside a name or number.
+    closed: bool,
+    /// What the current name, number or keyword token is, by its first character.
+    token: Token,
+}
+
+/// A token whose end a `.` after it may or may not be.
+#[derive(Clone, Copy)]
+enum Token {
+    /// A prefixed name, blank node label or keyword.
+    Name,
+    /// Started with a digit, a sign or a `.`.
+    Number,
+    /// A language tag (after its string's `@`), which never holds a `.`.
+    LanguageTag,
 }
 
 /// What one step of the scan found.
@@ -106,27 +124,30 @@ impl Scan {
         let next = body.get(self.at + 1).copied();
         match byte {
             b'\n' => {
-                self.at += 1;
+                self.space(1);
                 if self.depth == 0 && !self.in_statement {
                     return Step::LineStart;
                 }
             }
-            b' ' | b'\t' | b'\r' => self.at += 1,
+            b' ' | b'\t' | b'\r' => self.space(1),
+            // A comment ends at a line feed or a carriage return (the Turtle grammar's
+            // COMMENT); the document was rewritten for sophia to read it so too.
             b'#' => {
-                self.at =
-                    memchr::memchr(b'\n', &body[self.at..]).map_or(body.len(), |n| self.at + n)
+                let end = memchr::memchr2(b'\n', b'\r', &body[self.at..])
+                    .map_or(body.len(), |n| self.at + n);
+                self.space(end - self.at);
             }
             b'<' if next == Some(b'<') => self.open(2),
             b'<' => match iri_end(body, self.at) {
-                Some(end) => self.token_until(end),
+                Some(end) => self.closed_token_until(end),
                 None => return Step::Lost,
             },
             b'>' if next == Some(b'>') && self.depth > 0 => {
                 self.depth -= 1;
-                self.at += 2;
+                self.closed_token_until(self.at + 2);
             }
             b'"' | b'\'' => match string_end(body, self.at) {
-                Some(end) => self.token_until(end),
+                Some(end) => self.closed_token_until(end),
                 None => return Step::Lost,
             },
             b'[' | b'(' | b'{' => self.open(1),
@@ -135,10 +156,16 @@ impl Scan {
                     return Step::Lost;
                 }
                 self.depth -= 1;
-                self.at += 1;
+                self.closed_token_until(self.at + 1);
             }
-            b'.' if self.depth == 0 && self.in_statement && ends_token(next) => {
-                self.at += 1;
+            // A `.` before a digit starts a number (`, .5`), never follows a statement.
+            b'.' if self.depth == 0
+                && self.in_statement
+                && !next.is_some_and(|b| b.is_ascii_digit())
+                && (self.closed || self.ends_token(next)) =>
+            {
+                // The end of the statement, whatever follows it on the line (`<o>.@prefix`).
+                self.space(1);
                 self.in_statement = false;
                 if let Some(from) = self.directive.take() {
                     return Step::Directive(from..self.at);
@@ -151,26 +178,60 @@ impl Scan {
                 self.token_until(self.at + 1);
             }
             _ if !self.in_statement && sparql_directive(&body[self.at..]) => return Step::Lost,
-            _ => self.token_until(self.at + 1),
+            _ => {
+                if self.closed {
+                    self.token = match byte {
+                        b'0'..=b'9' | b'+' | b'-' | b'.' => Token::Number,
+                        b'@' => Token::LanguageTag,
+                        _ => Token::Name,
+                    };
+                }
+                self.token_until(self.at + 1);
+            }
         }
         Step::Go
     }
 
+    /// Whether a `.` just after a name, number or keyword, followed by `next`, is not part of
+    /// it: a `.` inside a number is followed by a digit or an exponent (`1.5`, `1.e3`), one
+    /// inside a prefixed name or blank node label by another of its characters (`ex:a.b`,
+    /// `_:b.1`), and a language tag holds none (`"x"@en.PREFIX`).
+    fn ends_token(&self, next: Option<u8>) -> bool {
+        match self.token {
+            Token::LanguageTag => true,
+            Token::Number => !matches!(next, Some(b'0'..=b'9' | b'e' | b'E')),
+            Token::Name => !next.is_some_and(|b| {
+                b.is_ascii_alphanumeric()
+                    || b >= 0x80
+                    || matches!(b, b'_' | b'-' | b':' | b'.' | b'%' | b'\\')
+            }),
+        }
+    }
+
     fn open(&mut self, len: usize) {
         self.depth += 1;
-        self.token_until(self.at + len);
+        self.closed_token_until(self.at + len);
     }
 
+    /// White space or a comment of `len` bytes.
+    fn space(&mut self, len: usize) {
+        self.at += len;
+        self.closed = true;
+    }
+
+    /// A part of a name, number or keyword, up to `end`.
     fn token_until(&mut self, end: usize) {
         self.in_statement = true;
+        self.closed = false;
         self.at = end;
     }
-}
 
-/// Whether a `.` followed by this ends a statement (rather than being inside a number or a
-/// local name, which a `.` never ends).
-fn ends_token(next: Option<u8>) -> bool {
-    matches!(next, None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'#'))
+    /// A token that ends on its own (IRI, string, bracket), up to `end`.
+    fn closed_token_until(&mut self, end: usize) {
+        self.in_statement = true;
+        self.closed = true;
+        self.at = end;
+    }
 }
 
 /// Just after the `>` of the IRI starting at `start`, if it ends on its line.
@@ -292,6 +353,26 @@ mod tests {
                 .collect();
             assert_eq!(cut, ["ex:a ex:b ex:c .\n", &text[17..]], "{text}");
         }
+    }
+
+    /// (A SPARQL-style directive, which the scan does not follow, leaves the rest in one
+    /// piece.)
+    #[test]
+    fn a_directive_after_a_statement_on_its_line_joins_the_prelude() {
+        let text = "<a> <b> <c>.@prefix ex: <http://e.org/> .\nex:a ex:b 1.5,.5, 1.e3.@base <http://b.org/> .\nex:a.b ex:b \"x\"@en.# c\r@prefix f: <http://f.org/> .\nex:a ex:b \"y\"@en-gb.PREFIX g: <http://g.org/>\nex:a ex:b ex:c .\nex:d ex:e ex:f .\n";
+        let preludes: Vec<String> = pieces(text, 1)
+            .into_iter()
+            .map(|(prelude, _)| prelude)
+            .collect();
+        assert_eq!(
+            preludes,
+            [
+                "",
+                "@prefix ex: <http://e.org/> .\n",
+                "@prefix ex: <http://e.org/> .\n@base <http://b.org/> .\n",
+                "@prefix ex: <http://e.org/> .\n@base <http://b.org/> .\n@prefix f: <http://f.org/> .\n",
+            ]
+        );
     }
 
     #[test]
