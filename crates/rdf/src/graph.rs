@@ -17,7 +17,7 @@ use sophia::api::term::{Term, TermKind};
 use super::html::{EmbeddedReport, PageOptions};
 use super::jsonld::ContextSource;
 use super::links::RdfError;
-use super::parse::{ParseOutcome, StatementSink, parse_statements};
+use super::parse::{ParseOutcome, StatementSink, parse_statements, parser_panicked};
 use super::pipeline::parse_large;
 use super::syntax::Syntax;
 
@@ -388,6 +388,11 @@ pub fn parse_graph_with(
             return Ok(parsed);
         };
         failures.push(format!("as {} ({error})", syntax.media_type()));
+        // What a parser gave before it panicked is not trusted as a partial graph: the
+        // document is a failure.
+        if parser_panicked(error) {
+            continue;
+        }
         if best
             .as_ref()
             .is_none_or(|kept| parsed.graph.len() > kept.graph.len())
@@ -397,11 +402,11 @@ pub fn parse_graph_with(
     }
     match best {
         Some(partial) if !partial.graph.is_empty() => Ok(partial),
-        Some(_) => Err(RdfError::Unparseable {
+        _ if !failures.is_empty() => Err(RdfError::Unparseable {
             base: base.to_string(),
             detail: failures.join("; "),
         }),
-        None => Err(RdfError::NoSyntax {
+        _ => Err(RdfError::NoSyntax {
             base: base.to_string(),
         }),
     }

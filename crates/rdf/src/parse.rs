@@ -42,8 +42,29 @@ pub(crate) struct ParseOutcome {
 
 /// Parses `body` (BOM already stripped) as `syntax` against `base`, streaming statements into
 /// `sink`. Never touches the network: JSON-LD contexts come only from `contexts` and the
-/// bundled set. `page` says how HTML and XHTML pages are read.
+/// bundled set. `page` says how HTML and XHTML pages are read. A panic in a parser is this
+/// document's error (see [`isolated`]), never the end of the run.
 pub(crate) fn parse_statements<S: StatementSink>(
+    body: &[u8],
+    syntax: Syntax,
+    base: &str,
+    contexts: &dyn ContextSource,
+    page: &html::PageOptions,
+    sink: &mut S,
+) -> ParseOutcome {
+    isolated(syntax, base, || {
+        inject_panic(body);
+        parse_unisolated(body, syntax, base, contexts, page, sink)
+    })
+    .unwrap_or_else(|error| ParseOutcome {
+        remote_contexts: Vec::new(),
+        missing_contexts: Vec::new(),
+        result: Err(error),
+        embedded: None,
+    })
+}
+
+fn parse_unisolated<S: StatementSink>(
     body: &[u8],
     syntax: Syntax,
     base: &str,
@@ -129,6 +150,92 @@ pub(crate) fn parse_statements<S: StatementSink>(
         result,
         embedded,
     }
+}
+
+thread_local! {
+    /// Set while this thread runs a parser under [`isolated`]: its panics are reported as the
+    /// document's error, so the panic hook stays quiet about them.
+    static ISOLATED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Where the last quiet panic on this thread happened.
+    static PANIC_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// What a parse error says after the syntax when its parser panicked.
+const PANICKED: &str = " parser panicked: ";
+
+/// Whether a parse error (or a message that quotes one) is a parser's panic: a failed
+/// document, not a document of another kind, and no partial graph to keep.
+pub fn parser_panicked(error: &str) -> bool {
+    error.contains(PANICKED)
+}
+
+/// Runs `parse`, one parser over one document: a panic inside it (a parser bug, such as
+/// sophia slicing inside a character) becomes the document's error, `<media type> parser
+/// panicked: <message>`, logged with the document, and the run goes on with the next
+/// document. This needs unwinding panics, which every profile of the workspace keeps.
+pub(crate) fn isolated<T>(
+    syntax: Syntax,
+    base: &str,
+    parse: impl FnOnce() -> T,
+) -> Result<T, String> {
+    catch_parser_panic(parse).map_err(|(message, at)| {
+        let error = format!("{}{PANICKED}{message}", syntax.media_type());
+        // The caller reports the document's error; this adds where the parser broke.
+        tracing::info!(document = base, panic_at = %at, "{error}");
+        error
+    })
+}
+
+/// Runs `parse`, returning its panic's message (on one line) and place instead of
+/// unwinding further; the panic hook says nothing of it (the caller reports it).
+pub(crate) fn catch_parser_panic<T>(parse: impl FnOnce() -> T) -> Result<T, (String, String)> {
+    static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
+    QUIET_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if ISOLATED.with(std::cell::Cell::get) {
+                let at = info.location().map(ToString::to_string);
+                PANIC_AT.with(|slot| *slot.borrow_mut() = at);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+    let outer = ISOLATED.with(|flag| flag.replace(true));
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse));
+    ISOLATED.with(|flag| flag.set(outer));
+    caught.map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".to_string());
+        let at = PANIC_AT
+            .with(|slot| slot.borrow_mut().take())
+            .unwrap_or_default();
+        (one_line(&message), at)
+    })
+}
+
+/// Debug builds only, for the tests of [`isolated`] and of its callers: a parser panics on a
+/// document that holds the bytes `LDWARC_TEST_PARSER_PANIC` names.
+pub(crate) fn inject_panic(body: &[u8]) {
+    #[cfg(debug_assertions)]
+    {
+        static MARKER: std::sync::OnceLock<Option<Vec<u8>>> = std::sync::OnceLock::new();
+        let marker = MARKER.get_or_init(|| {
+            std::env::var_os("LDWARC_TEST_PARSER_PANIC")
+                .filter(|marker| !marker.is_empty())
+                .map(|marker| marker.into_encoded_bytes())
+        });
+        if let Some(marker) = marker
+            && memchr::memmem::find(body, marker).is_some()
+        {
+            panic!("injected parser panic (LDWARC_TEST_PARSER_PANIC)");
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = body;
 }
 
 /// An `rdf:XMLLiteral` object with its lexical form exclusive-canonicalised (the RDF/XML

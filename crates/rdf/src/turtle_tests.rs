@@ -108,6 +108,40 @@ fn a_blank_node_label_with_two_dots_in_a_row_is_read_not_a_panic() {
 }
 
 #[test]
+fn a_panic_in_a_parser_is_the_documents_error() {
+    /// A sink that fails as a parser bug would.
+    struct Panicking;
+    impl StatementSink for Panicking {
+        fn statement<T: sophia::api::term::Term>(&mut self, _: T, _: T, _: T, _: Option<T>) {
+            panic!("a parser bug");
+        }
+    }
+    for syntax in [Syntax::Turtle, Syntax::NTriples, Syntax::RdfXml] {
+        let document: &[u8] = match syntax {
+            Syntax::RdfXml => b"<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"><rdf:Description rdf:about=\"http://a.example/s\"><rdf:value>1</rdf:value></rdf:Description></rdf:RDF>",
+            _ => b"<http://a.example/s> <http://a.example/p> <http://a.example/o> .\n",
+        };
+        let outcome = parse_statements(
+            document,
+            syntax,
+            BASE,
+            &NoContexts,
+            &PageOptions::default(),
+            &mut Panicking,
+        );
+        assert_eq!(
+            outcome.result,
+            Err(format!(
+                "{} parser panicked: a parser bug",
+                syntax.media_type()
+            ))
+        );
+    }
+    // And the next document parses as ever.
+    assert!(one_thread(b"<http://a.example/s> <http://a.example/p> 1 .").is_ok());
+}
+
+#[test]
 fn a_comment_ends_at_a_lone_carriage_return_every_way() {
     let kept = concat!(
         "<http://a.example/s> <http://a.example/p> <http://a.example/o> .\n",
