@@ -478,7 +478,8 @@ impl StatementSink for GraphBuilder {
 /// Appends a term's canonical N-Triples spelling: IRIs in angle brackets (characters
 /// N-Triples forbids there written as `\u` escapes), literals with the escapes of canonical
 /// N-Quads (RDFC-1.0), `xsd:string` left implicit, language tags lower-cased (they compare
-/// case-insensitively), blank nodes with the parser's label.
+/// case-insensitively) and followed by the base direction if any, blank nodes with the
+/// parser's label.
 pub fn spell_term<T: Term>(term: &T, out: &mut String) {
     match term.kind() {
         TermKind::Iri => {
@@ -499,6 +500,11 @@ pub fn spell_term<T: Term>(term: &T, out: &mut String) {
             if let Some(tag) = term.language_tag() {
                 out.push('@');
                 out.push_str(&tag.as_str().to_ascii_lowercase());
+                // RDF 1.2: `"x"@en--rtl` and `"x"@en` are two literals.
+                if let Some(direction) = term.base_direction() {
+                    out.push_str("--");
+                    out.push_str(direction.as_str());
+                }
             } else if let Some(datatype) = term.datatype()
                 && datatype.as_str() != XSD_STRING
                 && datatype.as_str() != RDF_LANG_STRING

@@ -6,7 +6,7 @@ use sophia::api::MownStr;
 use sophia::api::parser::{QuadParser, TripleParser};
 use sophia::api::quad::Quad;
 use sophia::api::source::{QuadSource, TripleSource};
-use sophia::api::term::{IriRef, SimpleTerm, Term};
+use sophia::api::term::{IriRef, SimpleTerm, Term, TermKind};
 use sophia::api::triple::Triple;
 use sophia::iri::Iri;
 use sophia::iri::resolve::BaseIriRef;
@@ -90,8 +90,8 @@ fn parse_unisolated<S: StatementSink>(
             let parser = TriGParser::new().with_base(turtle_base(base));
             let mut source = parser.parse(&body[..]);
             source
-                .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
-                .map_err(|err| turtle_error(&err, &body))
+                .try_for_each_quad(|q| checked(sink, q.s(), q.p(), q.o(), q.g()))
+                .map_err(|err| checked_error(err, |err| turtle_error(err, &body)))
         }
         Syntax::NTriples => NTriplesParser::new()
             .parse(body)
@@ -264,8 +264,91 @@ pub(crate) fn parse_turtle<S: StatementSink>(
     let parser = TurtleParser::new().with_base(turtle_base(base));
     let mut source = parser.parse(&body[..]);
     source
-        .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
-        .map_err(|err| turtle_error(&err, &body))
+        .try_for_each_triple(|t| checked(sink, t.s(), t.p(), t.o(), None))
+        .map_err(|err| checked_error(err, |err| turtle_error(err, &body)))
+}
+
+/// A statement that sophia's Turtle-family parsers let through but the grammar (and the
+/// reference parsers) refuse: an IRI made of a prefix and a local name that together are not
+/// an IRI (`h::1st` with `h:` for `<http://host.example>`), or a literal typed
+/// `rdf:langString` without a language tag or `rdf:dirLangString` without a direction.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct InvalidTerm(String);
+
+const RDF_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
+const RDF_DIR_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString";
+
+/// Hands a statement to `sink` if each of its terms is valid RDF.
+fn checked<S: StatementSink, T: Term>(
+    sink: &mut S,
+    subject: T,
+    predicate: T,
+    object: T,
+    graph: Option<T>,
+) -> Result<(), InvalidTerm> {
+    check_term(&subject)?;
+    check_term(&predicate)?;
+    check_term(&object)?;
+    if let Some(graph) = &graph {
+        check_term(graph)?;
+    }
+    sink.statement(subject, predicate, object, graph);
+    Ok(())
+}
+
+fn check_term<T: Term>(term: &T) -> Result<(), InvalidTerm> {
+    match term.kind() {
+        TermKind::Iri => term.iri().map_or(Ok(()), |iri| check_iri(iri.as_str())),
+        TermKind::Literal => {
+            let Some(datatype) = term.datatype() else {
+                return Ok(());
+            };
+            check_iri(datatype.as_str())?;
+            let datatype = datatype.as_str();
+            if datatype == RDF_LANG_STRING && term.language_tag().is_none() {
+                return Err(InvalidTerm(
+                    "a literal typed rdf:langString needs a language tag".to_string(),
+                ));
+            }
+            if datatype == RDF_DIR_LANG_STRING && term.base_direction().is_none() {
+                return Err(InvalidTerm(
+                    "a literal typed rdf:dirLangString needs a language tag and a direction"
+                        .to_string(),
+                ));
+            }
+            Ok(())
+        }
+        TermKind::Triple => match term.triple() {
+            Some(parts) => parts.iter().try_for_each(check_term),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// IRIs are checked by a quick scan, and by the IRI grammar (oxiri, as the reference
+/// parsers) only when the scan is unsure.
+fn check_iri(iri: &str) -> Result<(), InvalidTerm> {
+    if turtle_fast::plain_absolute_iri(iri) || oxiri::Iri::parse(iri).is_ok() {
+        return Ok(());
+    }
+    Err(InvalidTerm(format!(
+        "<{}> is not a valid IRI",
+        one_line(iri)
+    )))
+}
+
+/// The message of a checked parse that stopped: the parser's error (through `parser`), or
+/// the invalid term.
+fn checked_error(
+    err: sophia::api::source::StreamError<sophia::turtle::parser::Error, InvalidTerm>,
+    parser: impl FnOnce(&sophia::turtle::parser::Error) -> String,
+) -> String {
+    match err {
+        sophia::api::source::StreamError::SourceError(err) => parser(&err),
+        sophia::api::source::StreamError::SinkError(invalid) => invalid.0,
+    }
 }
 
 fn turtle_base(base: &str) -> Option<BaseIriRef<Box<str>>> {
@@ -314,11 +397,18 @@ pub(crate) fn parse_turtle_piece<S: StatementSink>(
         .with_base(turtle_base(base))
         .with_preserve_bn_labels(true)
         .parse(&text[..])
-        .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
-        .map_err(|err| turtle_error_at(&err, &text))
+        .try_for_each_triple(|t| checked(sink, t.s(), t.p(), t.o(), None))
+        .map_err(|err| match err {
+            sophia::api::source::StreamError::SourceError(err) => turtle_error_at(&err, &text),
+            sophia::api::source::StreamError::SinkError(invalid) => ParseError {
+                what: invalid.0,
+                line: 0,
+                column: 0,
+            },
+        })
 }
 
-/// Why and where (1-based line and column) a parse stopped.
+/// Why and where (1-based line and column; 0 when unknown) a parse stopped.
 #[derive(Debug)]
 pub(crate) struct ParseError {
     what: String,
@@ -329,6 +419,9 @@ pub(crate) struct ParseError {
 impl ParseError {
     /// The same error in a text with `added` more lines before it and `removed` fewer.
     pub(crate) fn moved(self, added: usize, removed: usize) -> ParseError {
+        if self.line == 0 {
+            return self;
+        }
         ParseError {
             line: (self.line + added).saturating_sub(removed),
             ..self
@@ -338,6 +431,10 @@ impl ParseError {
 
 impl std::fmt::Display for ParseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Line 0: an invalid term, which the parser hands over without a position.
+        if self.line == 0 {
+            return f.write_str(&self.what);
+        }
         write!(
             f,
             "{} at line {}, column {}",

@@ -166,3 +166,57 @@ fn a_comment_ends_at_a_lone_carriage_return_every_way() {
         &Ok(kept),
     );
 }
+
+#[test]
+fn the_empty_reference_is_resolved_first_or_later() {
+    all_paths_give(
+        "<> <http://a.example/p> \"Doc\" .\n",
+        &Ok("<http://example.org/doc> <http://a.example/p> \"Doc\" .\n"),
+    );
+    all_paths_give(
+        "<http://a.example/s> <http://a.example/p> <> .\n",
+        &Ok("<http://a.example/s> <http://a.example/p> <http://example.org/doc> .\n"),
+    );
+}
+
+#[test]
+fn lang_string_datatypes_without_a_tag_are_errors() {
+    for datatype in ["rdf:langString", "rdf:dirLangString"] {
+        all_paths_give(
+            &format!(
+                "@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .\n<http://a.example/s> <http://a.example/p> \"x\"^^{datatype} .\n"
+            ),
+            &Err(()),
+        );
+    }
+}
+
+#[test]
+fn a_base_direction_makes_another_literal() {
+    all_paths_give(
+        "<http://a.example/s> <http://a.example/p> \"x\"@en--rtl, \"x\"@en, \"x\"@EN-GB--ltr .\n",
+        &Ok(concat!(
+            "<http://a.example/s> <http://a.example/p> \"x\"@en--rtl .\n",
+            "<http://a.example/s> <http://a.example/p> \"x\"@en .\n",
+            "<http://a.example/s> <http://a.example/p> \"x\"@en-gb--ltr .\n",
+        )),
+    );
+}
+
+#[test]
+fn a_prefixed_name_must_make_a_valid_iri() {
+    all_paths_give(
+        "@prefix h: <http://host.example> .\nh::1st <http://a.example/p> 1 .\n",
+        &Err(()),
+    );
+    all_paths_give(
+        "@prefix ex: <http://example.org/ns#> .\nex:a\\#b <http://a.example/p> 1 .\n",
+        &Err(()),
+    );
+    all_paths_give(
+        "@prefix ex: <http://e.org/> .\nex:a\\#b <http://a.example/p> 1 .\n",
+        &Ok(
+            "<http://e.org/a#b> <http://a.example/p> \"1\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n",
+        ),
+    );
+}
