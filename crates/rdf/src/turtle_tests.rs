@@ -618,3 +618,63 @@ fn every_way_of_reading_turtle_agrees_with_the_reference_parser() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(valid.len(), 1);
 }
+
+/// What one fuzz case broke, if anything: a panic, the fast reader and sophia disagreeing,
+/// or pieces and the whole document disagreeing.
+fn fuzz_case(text: &str, piece_len: usize) -> Option<String> {
+    let bytes = text.as_bytes();
+    let checked = std::panic::catch_unwind(|| {
+        let whole = sophia(bytes);
+        if let Some(graph) = fast(bytes)
+            && whole.as_ref() != Ok(&graph)
+        {
+            return Some(format!("fast reader {graph:?}, sophia {whole:?}"));
+        }
+        let in_pieces = pieces(bytes, piece_len);
+        let agree = match (&in_pieces, &whole) {
+            (Ok(a), Ok(b)) => a == b,
+            (Err(a), Err(_)) => !a.contains("panicked"),
+            _ => false,
+        };
+        (!agree).then(|| format!("pieces of {piece_len}: {in_pieces:?}, whole: {whole:?}"))
+    });
+    checked.unwrap_or_else(|_| Some("panicked".to_string()))
+}
+
+/// The fast reader and the cutter on generated documents, mutated once or more: no panic,
+/// what the fast reader accepts sophia reads alike, and pieces read as the whole document.
+/// A bounded pass (10 s) runs with the tests; `LDWARC_FUZZ_SECONDS` runs longer (with
+/// `LDWARC_TURTLE_SEED` to vary the documents), printing what it did.
+#[test]
+fn fuzz_the_fast_reader_and_the_cutter() {
+    let seconds = std::env::var("LDWARC_FUZZ_SECONDS")
+        .ok()
+        .and_then(|seconds| seconds.parse().ok())
+        .unwrap_or(10);
+    let seed = seed(0x00F0_22ED);
+    let mut random = Random::new(seed);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    let (mut cases, mut failures) = (0u64, Vec::new());
+    while std::time::Instant::now() < deadline {
+        let mut text = document(&mut random);
+        for _ in 0..random.below(4) {
+            text = mutate(&mut random, &text);
+        }
+        let piece_len = 1 + random.below(80);
+        cases += 1;
+        if let Some(failure) = fuzz_case(&text, piece_len) {
+            failures.push(format!("{failure}\n{text:?}"));
+        }
+    }
+    eprintln!(
+        "fuzz: {cases} cases in {seconds} s (seed {seed}), {} failures",
+        failures.len()
+    );
+    assert!(cases > 500, "{cases} cases");
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} cases failed:\n{}",
+        failures.len(),
+        failures[..failures.len().min(5)].join("\n\n")
+    );
+}
