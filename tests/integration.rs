@@ -60,6 +60,7 @@ mod monitor_politeness;
 mod monitor_truth_time;
 mod multi_node;
 mod multi_root;
+mod parser_isolation;
 mod plan_currency;
 mod plan_nodes;
 mod pywb_replay;

@@ -17,7 +17,7 @@ use sophia::api::term::{Term, TermKind};
 use super::html::{EmbeddedReport, PageOptions};
 use super::jsonld::ContextSource;
 use super::links::RdfError;
-use super::parse::{ParseOutcome, StatementSink, parse_statements};
+use super::parse::{ParseOutcome, StatementSink, parse_statements, parser_panicked};
 use super::pipeline::parse_large;
 use super::syntax::Syntax;
 
@@ -388,6 +388,11 @@ pub fn parse_graph_with(
             return Ok(parsed);
         };
         failures.push(format!("as {} ({error})", syntax.media_type()));
+        // What a parser gave before it panicked is not trusted as a partial graph: the
+        // document is a failure.
+        if parser_panicked(error) {
+            continue;
+        }
         if best
             .as_ref()
             .is_none_or(|kept| parsed.graph.len() > kept.graph.len())
@@ -397,11 +402,11 @@ pub fn parse_graph_with(
     }
     match best {
         Some(partial) if !partial.graph.is_empty() => Ok(partial),
-        Some(_) => Err(RdfError::Unparseable {
+        _ if !failures.is_empty() => Err(RdfError::Unparseable {
             base: base.to_string(),
             detail: failures.join("; "),
         }),
-        None => Err(RdfError::NoSyntax {
+        _ => Err(RdfError::NoSyntax {
             base: base.to_string(),
         }),
     }
@@ -473,7 +478,8 @@ impl StatementSink for GraphBuilder {
 /// Appends a term's canonical N-Triples spelling: IRIs in angle brackets (characters
 /// N-Triples forbids there written as `\u` escapes), literals with the escapes of canonical
 /// N-Quads (RDFC-1.0), `xsd:string` left implicit, language tags lower-cased (they compare
-/// case-insensitively), blank nodes with the parser's label.
+/// case-insensitively) and followed by the base direction if any, blank nodes with the
+/// parser's label.
 pub fn spell_term<T: Term>(term: &T, out: &mut String) {
     match term.kind() {
         TermKind::Iri => {
@@ -494,6 +500,11 @@ pub fn spell_term<T: Term>(term: &T, out: &mut String) {
             if let Some(tag) = term.language_tag() {
                 out.push('@');
                 out.push_str(&tag.as_str().to_ascii_lowercase());
+                // RDF 1.2: `"x"@en--rtl` and `"x"@en` are two literals.
+                if let Some(direction) = term.base_direction() {
+                    out.push_str("--");
+                    out.push_str(direction.as_str());
+                }
             } else if let Some(datatype) = term.datatype()
                 && datatype.as_str() != XSD_STRING
                 && datatype.as_str() != RDF_LANG_STRING

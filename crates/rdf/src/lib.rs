@@ -47,6 +47,7 @@ pub use html::{
 };
 pub use jsonld::{BundledContexts, ContextSource, NoContexts, context_problem};
 pub use links::{DEFAULT_MAX_LINKS, Extracted, LinkOptions, RdfError, extract_links};
+pub use parse::parser_panicked;
 pub use serialize::{OutputFormat, SerializeError, write_graph};
 pub use syntax::{
     DEFAULT_ACCEPT, SNIFF_LEN, Syntax, UnknownSyntax, choose_syntaxes, mislabelled, sniff,

@@ -6,7 +6,7 @@ use sophia::api::MownStr;
 use sophia::api::parser::{QuadParser, TripleParser};
 use sophia::api::quad::Quad;
 use sophia::api::source::{QuadSource, TripleSource};
-use sophia::api::term::{IriRef, SimpleTerm, Term};
+use sophia::api::term::{IriRef, SimpleTerm, Term, TermKind};
 use sophia::api::triple::Triple;
 use sophia::iri::Iri;
 use sophia::iri::resolve::BaseIriRef;
@@ -42,8 +42,29 @@ pub(crate) struct ParseOutcome {
 
 /// Parses `body` (BOM already stripped) as `syntax` against `base`, streaming statements into
 /// `sink`. Never touches the network: JSON-LD contexts come only from `contexts` and the
-/// bundled set. `page` says how HTML and XHTML pages are read.
+/// bundled set. `page` says how HTML and XHTML pages are read. A panic in a parser is this
+/// document's error (see [`isolated`]), never the end of the run.
 pub(crate) fn parse_statements<S: StatementSink>(
+    body: &[u8],
+    syntax: Syntax,
+    base: &str,
+    contexts: &dyn ContextSource,
+    page: &html::PageOptions,
+    sink: &mut S,
+) -> ParseOutcome {
+    isolated(syntax, base, || {
+        inject_panic(body);
+        parse_unisolated(body, syntax, base, contexts, page, sink)
+    })
+    .unwrap_or_else(|error| ParseOutcome {
+        remote_contexts: Vec::new(),
+        missing_contexts: Vec::new(),
+        result: Err(error),
+        embedded: None,
+    })
+}
+
+fn parse_unisolated<S: StatementSink>(
     body: &[u8],
     syntax: Syntax,
     base: &str,
@@ -69,8 +90,8 @@ pub(crate) fn parse_statements<S: StatementSink>(
             let parser = TriGParser::new().with_base(turtle_base(base));
             let mut source = parser.parse(&body[..]);
             source
-                .for_each_quad(|q| sink.statement(q.s(), q.p(), q.o(), q.g()))
-                .map_err(|err| turtle_error(&err, &body))
+                .try_for_each_quad(|q| checked(sink, q.s(), q.p(), q.o(), q.g()))
+                .map_err(|err| checked_error(err, |err| turtle_error(err, &body)))
         }
         Syntax::NTriples => NTriplesParser::new()
             .parse(body)
@@ -132,6 +153,92 @@ pub(crate) fn parse_statements<S: StatementSink>(
     }
 }
 
+thread_local! {
+    /// Set while this thread runs a parser under [`isolated`]: its panics are reported as the
+    /// document's error, so the panic hook stays quiet about them.
+    static ISOLATED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Where the last quiet panic on this thread happened.
+    static PANIC_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// What a parse error says after the syntax when its parser panicked.
+const PANICKED: &str = " parser panicked: ";
+
+/// Whether a parse error (or a message that quotes one) is a parser's panic: a failed
+/// document, not a document of another kind, and no partial graph to keep.
+pub fn parser_panicked(error: &str) -> bool {
+    error.contains(PANICKED)
+}
+
+/// Runs `parse`, one parser over one document: a panic inside it (a parser bug, such as
+/// sophia slicing inside a character) becomes the document's error, `<media type> parser
+/// panicked: <message>`, logged with the document, and the run goes on with the next
+/// document. This needs unwinding panics, which every profile of the workspace keeps.
+pub(crate) fn isolated<T>(
+    syntax: Syntax,
+    base: &str,
+    parse: impl FnOnce() -> T,
+) -> Result<T, String> {
+    catch_parser_panic(parse).map_err(|(message, at)| {
+        let error = format!("{}{PANICKED}{message}", syntax.media_type());
+        // The caller reports the document's error; this adds where the parser broke.
+        tracing::info!(document = base, panic_at = %at, "{error}");
+        error
+    })
+}
+
+/// Runs `parse`, returning its panic's message (on one line) and place instead of
+/// unwinding further; the panic hook says nothing of it (the caller reports it).
+pub(crate) fn catch_parser_panic<T>(parse: impl FnOnce() -> T) -> Result<T, (String, String)> {
+    static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
+    QUIET_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if ISOLATED.with(std::cell::Cell::get) {
+                let at = info.location().map(ToString::to_string);
+                PANIC_AT.with(|slot| *slot.borrow_mut() = at);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+    let outer = ISOLATED.with(|flag| flag.replace(true));
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse));
+    ISOLATED.with(|flag| flag.set(outer));
+    caught.map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".to_string());
+        let at = PANIC_AT
+            .with(|slot| slot.borrow_mut().take())
+            .unwrap_or_default();
+        (one_line(&message), at)
+    })
+}
+
+/// Debug builds only, for the tests of [`isolated`] and of its callers: a parser panics on a
+/// document that holds the bytes `LDWARC_TEST_PARSER_PANIC` names.
+pub(crate) fn inject_panic(body: &[u8]) {
+    #[cfg(debug_assertions)]
+    {
+        static MARKER: std::sync::OnceLock<Option<Vec<u8>>> = std::sync::OnceLock::new();
+        let marker = MARKER.get_or_init(|| {
+            std::env::var_os("LDWARC_TEST_PARSER_PANIC")
+                .filter(|marker| !marker.is_empty())
+                .map(|marker| marker.into_encoded_bytes())
+        });
+        if let Some(marker) = marker
+            && memchr::memmem::find(body, marker).is_some()
+        {
+            panic!("injected parser panic (LDWARC_TEST_PARSER_PANIC)");
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = body;
+}
+
 /// An `rdf:XMLLiteral` object with its lexical form exclusive-canonicalised (the RDF/XML
 /// parser writes `parseType="Literal"` content as it reads it); `None` for other terms.
 fn canonical_xml_literal<T: Term>(object: &T) -> Option<SimpleTerm<'static>> {
@@ -158,8 +265,91 @@ pub(crate) fn parse_turtle<S: StatementSink>(
     let parser = TurtleParser::new().with_base(turtle_base(base));
     let mut source = parser.parse(&body[..]);
     source
-        .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
-        .map_err(|err| turtle_error(&err, &body))
+        .try_for_each_triple(|t| checked(sink, t.s(), t.p(), t.o(), None))
+        .map_err(|err| checked_error(err, |err| turtle_error(err, &body)))
+}
+
+/// A statement that sophia's Turtle-family parsers let through but the grammar (and the
+/// reference parsers) refuse: an IRI made of a prefix and a local name that together are not
+/// an IRI (`h::1st` with `h:` for `<http://host.example>`), or a literal typed
+/// `rdf:langString` without a language tag or `rdf:dirLangString` without a direction.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct InvalidTerm(String);
+
+const RDF_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
+const RDF_DIR_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString";
+
+/// Hands a statement to `sink` if each of its terms is valid RDF.
+fn checked<S: StatementSink, T: Term>(
+    sink: &mut S,
+    subject: T,
+    predicate: T,
+    object: T,
+    graph: Option<T>,
+) -> Result<(), InvalidTerm> {
+    check_term(&subject)?;
+    check_term(&predicate)?;
+    check_term(&object)?;
+    if let Some(graph) = &graph {
+        check_term(graph)?;
+    }
+    sink.statement(subject, predicate, object, graph);
+    Ok(())
+}
+
+fn check_term<T: Term>(term: &T) -> Result<(), InvalidTerm> {
+    match term.kind() {
+        TermKind::Iri => term.iri().map_or(Ok(()), |iri| check_iri(iri.as_str())),
+        TermKind::Literal => {
+            let Some(datatype) = term.datatype() else {
+                return Ok(());
+            };
+            check_iri(datatype.as_str())?;
+            let datatype = datatype.as_str();
+            if datatype == RDF_LANG_STRING && term.language_tag().is_none() {
+                return Err(InvalidTerm(
+                    "a literal typed rdf:langString needs a language tag".to_string(),
+                ));
+            }
+            if datatype == RDF_DIR_LANG_STRING && term.base_direction().is_none() {
+                return Err(InvalidTerm(
+                    "a literal typed rdf:dirLangString needs a language tag and a direction"
+                        .to_string(),
+                ));
+            }
+            Ok(())
+        }
+        TermKind::Triple => match term.triple() {
+            Some(parts) => parts.iter().try_for_each(check_term),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// IRIs are checked by a quick scan, and by the IRI grammar (oxiri, as the reference
+/// parsers) only when the scan is unsure.
+fn check_iri(iri: &str) -> Result<(), InvalidTerm> {
+    if turtle_fast::plain_absolute_iri(iri) || oxiri::Iri::parse(iri).is_ok() {
+        return Ok(());
+    }
+    Err(InvalidTerm(format!(
+        "<{}> is not a valid IRI",
+        one_line(iri)
+    )))
+}
+
+/// The message of a checked parse that stopped: the parser's error (through `parser`), or
+/// the invalid term.
+fn checked_error(
+    err: sophia::api::source::StreamError<sophia::turtle::parser::Error, InvalidTerm>,
+    parser: impl FnOnce(&sophia::turtle::parser::Error) -> String,
+) -> String {
+    match err {
+        sophia::api::source::StreamError::SourceError(err) => parser(&err),
+        sophia::api::source::StreamError::SinkError(invalid) => invalid.0,
+    }
 }
 
 fn turtle_base(base: &str) -> Option<BaseIriRef<Box<str>>> {
@@ -208,11 +398,18 @@ pub(crate) fn parse_turtle_piece<S: StatementSink>(
         .with_base(turtle_base(base))
         .with_preserve_bn_labels(true)
         .parse(&text[..])
-        .for_each_triple(|t| sink.statement(t.s(), t.p(), t.o(), None))
-        .map_err(|err| turtle_error_at(&err, &text))
+        .try_for_each_triple(|t| checked(sink, t.s(), t.p(), t.o(), None))
+        .map_err(|err| match err {
+            sophia::api::source::StreamError::SourceError(err) => turtle_error_at(&err, &text),
+            sophia::api::source::StreamError::SinkError(invalid) => ParseError {
+                what: invalid.0,
+                line: 0,
+                column: 0,
+            },
+        })
 }
 
-/// Why and where (1-based line and column) a parse stopped.
+/// Why and where (1-based line and column; 0 when unknown) a parse stopped.
 #[derive(Debug)]
 pub(crate) struct ParseError {
     what: String,
@@ -223,6 +420,9 @@ pub(crate) struct ParseError {
 impl ParseError {
     /// The same error in a text with `added` more lines before it and `removed` fewer.
     pub(crate) fn moved(self, added: usize, removed: usize) -> ParseError {
+        if self.line == 0 {
+            return self;
+        }
         ParseError {
             line: (self.line + added).saturating_sub(removed),
             ..self
@@ -232,6 +432,10 @@ impl ParseError {
 
 impl std::fmt::Display for ParseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Line 0: an invalid term, which the parser hands over without a position.
+        if self.line == 0 {
+            return f.write_str(&self.what);
+        }
         write!(
             f,
             "{} at line {}, column {}",

@@ -24,7 +24,10 @@ use sophia::api::term::{Term, TermKind};
 use super::graph::{DEFAULT_GRAPH, GraphBuilder, Quad, TermId, spell_term};
 use super::html::PageOptions;
 use super::jsonld::NoContexts;
-use super::parse::{ParseError, StatementSink, parse_lines, parse_statements, parse_turtle_piece};
+use super::parse::{
+    ParseError, StatementSink, catch_parser_panic, inject_panic, isolated, parse_lines,
+    parse_statements, parse_turtle_piece,
+};
 use super::syntax::Syntax;
 use super::turtle_cut::TurtleCutter;
 use super::turtle_prep::for_sophia;
@@ -334,7 +337,15 @@ enum PieceSyntax<'a> {
     Turtle(&'a str),
 }
 
-impl PieceSyntax<'_> {
+impl<'a> PieceSyntax<'a> {
+    /// The syntax, and the base IRI (empty for N-Triples and N-Quads, which need none).
+    fn kind(self) -> (Syntax, &'a str) {
+        match self {
+            PieceSyntax::Lines(syntax) => (syntax, ""),
+            PieceSyntax::Turtle(base) => (Syntax::Turtle, base),
+        }
+    }
+
     fn parse<S: StatementSink>(
         self,
         body: &[u8],
@@ -342,6 +353,7 @@ impl PieceSyntax<'_> {
         sink: &mut S,
     ) -> Result<(), ParseError> {
         let text = &body[piece.start..piece.end];
+        inject_panic(text);
         match self {
             PieceSyntax::Lines(syntax) => parse_lines(text, syntax, sink),
             PieceSyntax::Turtle(base) => parse_turtle_piece(&piece.prelude, text, base, sink),
@@ -454,7 +466,10 @@ fn parse_pieces(
             return;
         }
         let mut statements = syntax.spelled(&job.piece, hasher);
-        let failed = syntax.parse(body, &job.piece, &mut statements).is_err();
+        // A parser's panic fails the piece: it is parsed again on the interning thread,
+        // which reports it.
+        let parsed = catch_parser_panic(|| syntax.parse(body, &job.piece, &mut statements));
+        let failed = !matches!(parsed, Ok(Ok(())));
         // The receiver is gone only when an earlier piece failed.
         let _ = job.reply.send(ParsedPiece { statements, failed });
     }
@@ -524,10 +539,11 @@ fn parse_rest_here(
         ids: Vec::new(),
         builder,
     };
-    let result = syntax.parse(body, &rest, &mut sink);
+    let (kind, base) = syntax.kind();
+    let result = isolated(kind, base, || syntax.parse(body, &rest, &mut sink));
     sink.flush();
     let lines_before = memchr::memchr_iter(b'\n', &body[..rest.start]).count();
-    result.map_err(|error| error.moved(lines_before, rest.prelude_lines).to_string())
+    result?.map_err(|error| error.moved(lines_before, rest.prelude_lines).to_string())
 }
 
 /// Spells statements and interns them, batch after batch, on the parsing thread.

@@ -28,6 +28,8 @@ const XSD_INTEGER: &str = "http://www.w3.org/2001/XMLSchema#integer";
 const XSD_DECIMAL: &str = "http://www.w3.org/2001/XMLSchema#decimal";
 const XSD_BOOLEAN: &str = "http://www.w3.org/2001/XMLSchema#boolean";
 const XSD_STRING: &str = "http://www.w3.org/2001/XMLSchema#string";
+const RDF_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
+const RDF_DIR_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString";
 
 /// A statement of the document, its terms borrowed from the document where they can be.
 pub(crate) type FastTriple<'a> = [SimpleTerm<'a>; 3];
@@ -41,7 +43,7 @@ pub(crate) fn parse(body: &[u8]) -> Option<Vec<FastTriple<'_>>> {
         at: 0,
         prefixes: HashMap::new(),
         triples: Vec::new(),
-        last_plain: "",
+        last_plain: None,
     };
     reader.document()?;
     Some(reader.triples)
@@ -55,7 +57,8 @@ struct Reader<'a> {
     prefixes: HashMap<&'a str, (&'a str, bool)>,
     triples: Vec<FastTriple<'a>>,
     /// The last IRI found plain: documents repeat their subject statement after statement.
-    last_plain: &'a str,
+    /// (None at first: `<>`, the empty reference, is not plain.)
+    last_plain: Option<&'a str>,
 }
 
 impl<'a> Reader<'a> {
@@ -225,11 +228,11 @@ impl<'a> Reader<'a> {
         let end = start + memchr::memchr(b'>', self.rest())?;
         let iri = &self.text[start..end];
         self.at = end + 1;
-        if iri != self.last_plain {
+        if self.last_plain != Some(iri) {
             if !plain_absolute_iri(iri) {
                 return None;
             }
-            self.last_plain = iri;
+            self.last_plain = Some(iri);
         }
         Some(iri)
     }
@@ -313,6 +316,10 @@ impl<'a> Reader<'a> {
                         _ => return None,
                     },
                 };
+                // Without a language tag (and direction) these are errors, not literals.
+                if matches!(&*datatype, RDF_LANG_STRING | RDF_DIR_LANG_STRING) {
+                    return None;
+                }
                 Some(SimpleTerm::LiteralDatatype(
                     lexical,
                     IriRef::new_unchecked(datatype),

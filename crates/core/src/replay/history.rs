@@ -25,7 +25,8 @@ pub enum HistoryChange {
     Redirect(String),
     /// Not a document: an error status or a payload that is not RDF (the reason).
     NoGraph(String),
-    /// The capture's record could not be read: a damaged or missing file (the error).
+    /// The capture's record could not be read: a damaged or missing file, or a parser that
+    /// broke down on its payload (the error).
     Unreadable(String),
 }
 
@@ -187,9 +188,15 @@ fn graph_summary(archive: &ReplayArchive, capture: &Capture) -> Result<GraphSumm
             status.map_or("status unknown".to_string(), |s| s.to_string())
         )));
     }
-    let parsed = archive
-        .parse(capture, &response)
-        .map_err(|e| NoSummary::NotDocument(e.to_string()))?;
+    let parsed = archive.parse(capture, &response).map_err(|e| {
+        let error = e.to_string();
+        // A parser that broke down on the payload failed it: reported, not "no graph".
+        if ldwarc_rdf::parser_panicked(&error) {
+            NoSummary::Unreadable(error)
+        } else {
+            NoSummary::NotDocument(error)
+        }
+    })?;
     Ok((
         parsed.graph.len(),
         canonical_hash(&parsed.graph),

@@ -22,7 +22,8 @@ pub use microdata::MicrodataRegistry;
 
 use super::graph::{Graph, GraphBuilder};
 use super::jsonld::ContextSource;
-use super::parse::StatementSink;
+use super::parse::{StatementSink, inject_panic, isolated};
+use super::syntax::Syntax;
 
 pub(crate) const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 pub(crate) const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
@@ -379,7 +380,16 @@ pub fn parse_page_with(
     registry: &MicrodataRegistry,
 ) -> Result<(Graph, EmbeddedReport), String> {
     let mut builder = GraphBuilder::default();
-    let (report, result) = extract_embedded(body, options, base, documents, registry, &mut builder);
+    let syntax = if options.xhtml {
+        Syntax::Xhtml
+    } else {
+        Syntax::Html
+    };
+    // A panic in one of the page's parsers is the page's error, as for every document.
+    let (report, result) = isolated(syntax, base, || {
+        inject_panic(body);
+        extract_embedded(body, options, base, documents, registry, &mut builder)
+    })?;
     result.map(|()| (builder.graph, report))
 }
 
