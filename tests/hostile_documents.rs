@@ -174,3 +174,54 @@ fn html_nested_200k_levels_keeps_what_comes_before_in_linear_time() {
     assert!(done.elapsed < Duration::from_secs(5), "{:?}", done.elapsed);
     assert!(done.peak_rss_mb < 200, "peak RSS {} MB", done.peak_rss_mb);
 }
+
+#[test]
+fn json_ld_nested_200k_levels_is_refused_alone_and_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let levels = 200_000;
+    let deep = format!(
+        "{}\"x\"{}",
+        "{\"http://example.org/p\": ".repeat(levels),
+        "}".repeat(levels)
+    );
+    let file = dir.path().join("deep.jsonld");
+    std::fs::write(&file, &deep).unwrap();
+    let done = measured(dir.path(), &["parse", file.to_str().unwrap()]);
+    assert_eq!(done.code, Some(2), "{}", done.stderr);
+    // The 257th `{`, after 256 openings of 25 bytes.
+    assert!(
+        done.stderr
+            .contains("JSON nested deeper than 256 levels at byte 6400"),
+        "{}",
+        done.stderr
+    );
+    assert!(done.elapsed < Duration::from_secs(2), "{:?}", done.elapsed);
+
+    // In a page, the deep block alone is lost (read leniently first, as it is no JSON to
+    // serde_json's depth limit either); the page's other block is kept.
+    let page = dir.path().join("deep.html");
+    std::fs::write(
+        &page,
+        format!(
+            "<html><head><script type=\"application/ld+json\">{deep}</script>\
+             <script type=\"application/ld+json\">\
+             {{\"@id\": \"http://example.org/s\", \"http://example.org/p\": \"kept\"}}</script>\
+             </head></html>"
+        ),
+    )
+    .unwrap();
+    let done = measured(dir.path(), &["parse", page.to_str().unwrap()]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        done.stdout,
+        "<http://example.org/s> <http://example.org/p> \"kept\" .\n"
+    );
+    assert!(
+        done.stderr.contains(
+            "script block 1 (application/ld+json): JSON nested deeper than 256 levels at byte 6400"
+        ),
+        "{}",
+        done.stderr
+    );
+    assert!(done.elapsed < Duration::from_secs(5), "{:?}", done.elapsed);
+}
