@@ -7,6 +7,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::{ldwarc, run, stdout_ok};
+use crate::warc_fixture::{Exchange, write_archive};
 
 /// What a finished `ldwarc` run gave, with its peak resident set.
 struct Finished {
@@ -110,6 +111,35 @@ fn billion_laughs_rdf_xml_is_refused_at_once() {
         stdout_ok(&output, "parse ns.rdf"),
         "<http://example.org/s> <http://example.org/p> <http://example.org/o> .\n"
     );
+}
+
+#[test]
+fn an_archived_billion_laughs_replays_as_a_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("archive");
+    let url = "http://example.org/lol.rdf";
+    let body = billion_laughs();
+    let exchange = Exchange::ok(
+        url,
+        "2024-03-01T12:00:00Z",
+        "application/rdf+xml",
+        body.as_bytes(),
+    );
+    write_archive(&root, &[exchange]);
+    let target = format!("{url}@20240301120000");
+    let done = measured(
+        dir.path(),
+        &["replay", "--root", root.to_str().unwrap(), &target],
+    );
+    assert_eq!(done.code, Some(2), "{}", done.stderr);
+    assert!(done.stdout.is_empty(), "{}", done.stdout);
+    assert!(
+        done.stderr.contains("XML entity references at byte "),
+        "{}",
+        done.stderr
+    );
+    assert!(done.elapsed < Duration::from_secs(5), "{:?}", done.elapsed);
+    assert!(done.peak_rss_mb < 200, "peak RSS {} MB", done.peak_rss_mb);
 }
 
 #[test]
