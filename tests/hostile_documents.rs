@@ -7,6 +7,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::{ldwarc, run, stdout_ok};
+use crate::warc_fixture::{Exchange, write_archive};
 
 /// What a finished `ldwarc` run gave, with its peak resident set.
 struct Finished {
@@ -113,6 +114,35 @@ fn billion_laughs_rdf_xml_is_refused_at_once() {
 }
 
 #[test]
+fn an_archived_billion_laughs_replays_as_a_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("archive");
+    let url = "http://example.org/lol.rdf";
+    let body = billion_laughs();
+    let exchange = Exchange::ok(
+        url,
+        "2024-03-01T12:00:00Z",
+        "application/rdf+xml",
+        body.as_bytes(),
+    );
+    write_archive(&root, &[exchange]);
+    let target = format!("{url}@20240301120000");
+    let done = measured(
+        dir.path(),
+        &["replay", "--root", root.to_str().unwrap(), &target],
+    );
+    assert_eq!(done.code, Some(2), "{}", done.stderr);
+    assert!(done.stdout.is_empty(), "{}", done.stdout);
+    assert!(
+        done.stderr.contains("XML entity references at byte "),
+        "{}",
+        done.stderr
+    );
+    assert!(done.elapsed < Duration::from_secs(5), "{:?}", done.elapsed);
+    assert!(done.peak_rss_mb < 200, "peak RSS {} MB", done.peak_rss_mb);
+}
+
+#[test]
 fn rdf_xml_nested_200k_levels_is_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("deep.rdf");
@@ -173,4 +203,55 @@ fn html_nested_200k_levels_keeps_what_comes_before_in_linear_time() {
     // Quadratic parsing took 7.6 s at 50,000 levels in a release build.
     assert!(done.elapsed < Duration::from_secs(5), "{:?}", done.elapsed);
     assert!(done.peak_rss_mb < 200, "peak RSS {} MB", done.peak_rss_mb);
+}
+
+#[test]
+fn json_ld_nested_200k_levels_is_refused_alone_and_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let levels = 200_000;
+    let deep = format!(
+        "{}\"x\"{}",
+        "{\"http://example.org/p\": ".repeat(levels),
+        "}".repeat(levels)
+    );
+    let file = dir.path().join("deep.jsonld");
+    std::fs::write(&file, &deep).unwrap();
+    let done = measured(dir.path(), &["parse", file.to_str().unwrap()]);
+    assert_eq!(done.code, Some(2), "{}", done.stderr);
+    // The 257th `{`, after 256 openings of 25 bytes.
+    assert!(
+        done.stderr
+            .contains("JSON nested deeper than 256 levels at byte 6400"),
+        "{}",
+        done.stderr
+    );
+    assert!(done.elapsed < Duration::from_secs(2), "{:?}", done.elapsed);
+
+    // In a page, the deep block alone is lost (read leniently first, as it is no JSON to
+    // serde_json's depth limit either); the page's other block is kept.
+    let page = dir.path().join("deep.html");
+    std::fs::write(
+        &page,
+        format!(
+            "<html><head><script type=\"application/ld+json\">{deep}</script>\
+             <script type=\"application/ld+json\">\
+             {{\"@id\": \"http://example.org/s\", \"http://example.org/p\": \"kept\"}}</script>\
+             </head></html>"
+        ),
+    )
+    .unwrap();
+    let done = measured(dir.path(), &["parse", page.to_str().unwrap()]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        done.stdout,
+        "<http://example.org/s> <http://example.org/p> \"kept\" .\n"
+    );
+    assert!(
+        done.stderr.contains(
+            "script block 1 (application/ld+json): JSON nested deeper than 256 levels at byte 6400"
+        ),
+        "{}",
+        done.stderr
+    );
+    assert!(done.elapsed < Duration::from_secs(5), "{:?}", done.elapsed);
 }

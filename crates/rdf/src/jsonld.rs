@@ -150,7 +150,10 @@ fn expand(
     contexts: Arc<SharedContexts>,
     mut sink: impl FnMut(&Spog<RdfTerm>),
 ) -> Result<(), String> {
+    // Ordered: the processor otherwise walks maps in hash order, which changes with each
+    // process, and so would the order of the statements and the labels of blank nodes.
     let options = JsonLdOptions::new()
+        .with_ordered(true)
         .with_base(base)
         .with_document_loader_closure(move || {
             let contexts = Arc::clone(&contexts);
@@ -158,14 +161,64 @@ fn expand(
         });
     let parser = JsonLdParser::new_with_options(options);
     match block_on(parser.async_parse_str(text)) {
-        Some(mut quads) => quads
-            .for_each_quad(|quad| {
-                if !super::jsonld_ids::mentions_ignored(&quad) {
-                    sink(&quad);
-                }
-            })
-            .map_err(|err| describe_error(&err, text)),
+        Some(mut quads) => {
+            // The processor lists nodes in hash order, which changes with each process: the
+            // quads are delivered sorted, so that a document always gives the same graph in
+            // the same order (and its blank nodes the same labels).
+            let mut kept = Vec::new();
+            quads
+                .for_each_quad(|quad| {
+                    if !super::jsonld_ids::mentions_ignored(&quad) {
+                        kept.push(quad);
+                    }
+                })
+                .map_err(|err| describe_error(&err, text))?;
+            kept.sort_by_cached_key(|([s, p, o], g)| {
+                (
+                    g.as_ref().map(term_key),
+                    term_key(s),
+                    term_key(p),
+                    term_key(o),
+                )
+            });
+            for quad in &kept {
+                sink(quad);
+            }
+            Ok(())
+        }
         None => Err("JSON-LD processing did not complete".to_string()),
+    }
+}
+
+/// A term's kind and spelling, as a sort key.
+fn term_key(term: &RdfTerm) -> (u8, String) {
+    use sophia::api::term::{Term, TermKind};
+    match term.kind() {
+        TermKind::Iri => (
+            0,
+            term.iri()
+                .map(|iri| iri.as_str().to_string())
+                .unwrap_or_default(),
+        ),
+        TermKind::BlankNode => (
+            1,
+            term.bnode_id()
+                .map(|id| id.as_str().to_string())
+                .unwrap_or_default(),
+        ),
+        _ => (
+            2,
+            format!(
+                "{}\u{0}{}\u{0}{}",
+                term.lexical_form().as_deref().unwrap_or_default(),
+                term.datatype()
+                    .map(|d| d.as_str().to_string())
+                    .unwrap_or_default(),
+                term.language_tag()
+                    .map(|t| t.as_str().to_string())
+                    .unwrap_or_default()
+            ),
+        ),
     }
 }
 
