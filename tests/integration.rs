@@ -45,6 +45,7 @@ mod html_pages;
 mod index_cdxj;
 mod index_crash;
 mod index_revisits;
+mod input_hardening;
 mod interop_pywb_sample;
 mod interop_wget;
 mod interop_writer;

@@ -165,7 +165,9 @@ pub fn sections(path: &str) -> Option<Sections> {
             )],
             exit_status: &[(
                 "2",
-                "a hash does not verify or the package is malformed; nothing is written",
+                "the package is refused (a size or hash does not verify, a file is not WARC, \
+                 an unsafe entry name, a zip bomb, or its WARC files are in the archive \
+                 already); the archive is left as it was",
             )],
             environment: none,
             files: &[

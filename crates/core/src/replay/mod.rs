@@ -12,6 +12,7 @@ mod record;
 mod resolve;
 mod twins;
 pub mod wacz;
+mod wacz_import;
 
 pub use dataset::{
     DatasetDiffSummary, DocumentChange, DocumentDiff, Scope, SnapshotFormat, SnapshotSummary,

@@ -1,0 +1,186 @@
+//! Hostile input the archive takes in (issue 38): WACZ packages made by others are imported
+//! all or nothing (a refusal exits 2, names the package and the resource, and leaves the
+//! archive byte-identical).
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{ldwarc, run, stdout_ok, venv_bin};
+use sha1::{Digest, Sha1};
+
+/// One small uncompressed WARC file: one `resource` record of `url`.
+fn warc(url: &str) -> Vec<u8> {
+    let body = format!("<{url}> <http://purl.org/dc/terms/title> \"t\" .\n");
+    let id = hex(&Sha1::digest(url.as_bytes()));
+    format!(
+        "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:{}-{}-{}-{}-{}>\r\n\
+         WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: {url}\r\n\
+         Content-Type: text/turtle\r\nContent-Length: {}\r\n\r\n{body}\r\n\r\n",
+        &id[..8],
+        &id[8..12],
+        &id[12..16],
+        &id[16..20],
+        &id[20..32],
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Every file and folder below `root`, with the SHA-1 of each file's content.
+fn tree(root: &Path) -> BTreeMap<PathBuf, String> {
+    let mut all = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(root) {
+        let entry = entry.expect("walk");
+        let relative = entry
+            .path()
+            .strip_prefix(root)
+            .expect("below")
+            .to_path_buf();
+        let hash = if entry.file_type().is_file() {
+            hex(&Sha1::digest(std::fs::read(entry.path()).expect("read")))
+        } else {
+            "folder".into()
+        };
+        all.insert(relative, hash);
+    }
+    all
+}
+
+/// Writes the test packages with Python's zipfile (any entry name, symbolic links, deflated
+/// entries): each resource listed in datapackage.json with the hash and size given, and a
+/// correct datapackage-digest.json.
+const PACKAGES: &str = r#"
+import hashlib, json, sys, zipfile, os
+out, old, new = sys.argv[1], open(sys.argv[2], "rb").read(), open(sys.argv[3], "rb").read()
+def sha(b): return "sha256:" + hashlib.sha256(b).hexdigest()
+def package(name, parts):
+    resources = []
+    with zipfile.ZipFile(os.path.join(out, name), "w") as z:
+        for part in parts:
+            path, data = part["path"], part["data"]
+            info = zipfile.ZipInfo(path)
+            info.compress_type = zipfile.ZIP_DEFLATED if part.get("deflate") else zipfile.ZIP_STORED
+            if part.get("symlink"):
+                info.create_system = 3
+                info.external_attr = (0o120777 << 16)
+            z.writestr(info, data)
+            resources.append({"path": path, "hash": part.get("hash", sha(data)),
+                              "bytes": len(data)})
+        meta = json.dumps({"profile": "data-package", "wacz_version": "1.1.1",
+                           "resources": resources}).encode()
+        z.writestr("datapackage.json", meta)
+        z.writestr("datapackage-digest.json",
+                   json.dumps({"path": "datapackage.json", "hash": sha(meta)}))
+package("good.wacz", [{"path": "archive/new.warc", "data": new}])
+package("bad-hash.wacz", [{"path": "archive/a.warc", "data": new},
+                          {"path": "archive/b.warc", "data": new + b"\r\n", "hash": sha(b"x")}])
+package("text.wacz", [{"path": "archive/x.warc.gz", "data": b"hello, not a WARC file\n"}])
+package("html.wacz", [{"path": "archive/x.warc", "data": b"<!DOCTYPE html><p>hi</p>\n"}])
+package("random.wacz", [{"path": "archive/x.warc.gz", "data": hashlib.sha512(b"r").digest() * 64}])
+package("symlink.wacz", [{"path": "archive/x.warc", "data": b"/etc/passwd", "symlink": True}])
+package("bomb.wacz", [{"path": "archive/bomb.warc", "data": bytes(64 << 20), "deflate": True}])
+package("traversal.wacz", [{"path": "archive/../../evil.warc", "data": new}])
+package("backslash.wacz", [{"path": "archive\\..\\evil.warc", "data": new}])
+package("drive.wacz", [{"path": "C:/evil.warc", "data": new}])
+package("renamed.wacz", [{"path": "archive/renamed.warc", "data": old}])
+"#;
+
+/// Each hostile package is refused with exit status 2, a message naming the package and the
+/// resource or entry, and the archive unchanged to the byte; a good package then imports,
+/// and the same content under another package and file name is refused.
+#[test]
+fn refused_packages_leave_the_archive_byte_identical() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    std::fs::create_dir_all(root.join("warc/2024")).expect("dir");
+    let old = warc("http://old.example/");
+    std::fs::write(root.join("warc/2024/old.warc"), &old).expect("write");
+    stdout_ok(
+        &run(ldwarc().arg("index").arg("--root").arg(&root)),
+        "ldwarc index",
+    );
+    let packages = dir.path().join("packages");
+    std::fs::create_dir_all(&packages).expect("dir");
+    let (old_file, new_file) = (dir.path().join("old.warc"), dir.path().join("new.warc"));
+    std::fs::write(&old_file, &old).expect("write");
+    std::fs::write(&new_file, warc("http://new.example/")).expect("write");
+    let made = run(std::process::Command::new(venv_bin("python"))
+        .args(["-c", PACKAGES])
+        .arg(&packages)
+        .arg(&old_file)
+        .arg(&new_file));
+    assert!(made.status.success(), "{made:?}");
+
+    let before = tree(&root);
+    for (name, why) in [
+        (
+            "bad-hash",
+            "archive/b.warc does not match its hash in datapackage.json",
+        ),
+        (
+            "text",
+            "archive/x.warc.gz: not a WARC file: offset 0: not a WARC",
+        ),
+        (
+            "html",
+            "archive/x.warc: not a WARC file: offset 0: not a WARC",
+        ),
+        ("random", "archive/x.warc.gz: not a WARC file"),
+        ("symlink", "archive/x.warc: a symbolic link"),
+        ("bomb", "archive/bomb.warc: inflates from"),
+        ("traversal", "unsafe entry name \"archive/../../evil.warc\""),
+        (
+            "backslash",
+            "unsafe entry name \"archive\\\\..\\\\evil.warc\"",
+        ),
+        ("drive", "unsafe entry name \"C:/evil.warc\""),
+        (
+            "renamed",
+            "archive/renamed.warc: already in the archive as warc/2024/old.warc",
+        ),
+    ] {
+        let package = packages.join(format!("{name}.wacz"));
+        let output = run(ldwarc().args(["import", "--root"]).arg(&root).arg(&package));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+        let expected = format!("ldwarc: error: {}: ", package.display());
+        assert!(stderr.starts_with(&expected), "{name}: {stderr}");
+        assert!(stderr.contains(why), "{name}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert_eq!(tree(&root), before, "{name} changed the archive");
+    }
+
+    let good = packages.join("good.wacz");
+    let imported = stdout_ok(
+        &run(ldwarc().args(["import", "--root"]).arg(&root).arg(&good)),
+        "ldwarc import",
+    );
+    assert_eq!(
+        imported.trim(),
+        format!(
+            "imported 1 WARC files from {}: 1 captures added",
+            good.display()
+        )
+    );
+    // The same package under another name: its WARC file is in the archive already.
+    let copy = packages.join("copy-of-good.wacz");
+    std::fs::copy(&good, &copy).expect("copy");
+    let before = tree(&root);
+    let again = run(ldwarc().args(["import", "--root"]).arg(&root).arg(&copy));
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "archive/new.warc: already in the archive as warc/imported/good/new.warc \
+             (same SHA-256): the package was imported before, nothing to do"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(tree(&root), before);
+}
