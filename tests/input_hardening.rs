@@ -1,6 +1,8 @@
 //! Hostile input the archive takes in (issue 38): WACZ packages made by others are imported
 //! all or nothing (a refusal exits 2, names the package and the resource, and leaves the
-//! archive byte-identical).
+//! archive byte-identical), a crawl of a site linking ever more new URLs keeps its frontier
+//! within its bounds and reports what it left out, and a document whose parse fails is
+//! archived and done.
 
 use crate::common;
 
@@ -8,6 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::{ldwarc, run, stdout_ok, venv_bin};
+use ldwarc_core::store::StateStore;
+use ldwarc_testweb::{Doc, Hostile, Resource, Term, TestWebServer, Triple, Web};
 use sha1::{Digest, Sha1};
 
 /// One small uncompressed WARC file: one `resource` record of `url`.
@@ -182,4 +186,102 @@ fn refused_packages_leave_the_archive_byte_identical() {
         "{stderr}"
     );
     assert_eq!(tree(&root), before);
+}
+
+/// A seed linking 80 new URLs (40 on each of two PLDs) under `--max-links 50
+/// --max-frontier-per-pld 10 --max-frontier 15`: the frontier in the state store holds 15
+/// URLs, at most 10 of a PLD, and the report counts the 66 left out, 30 of them over
+/// `--max-links`.
+#[test]
+fn the_frontier_stays_within_its_bounds_and_reports_what_it_dropped() {
+    let see_also = "http://www.w3.org/2000/01/rdf-schema#seeAlso";
+    let seed = "http://a.example/0";
+    let links = (1..=40)
+        .map(|n| format!("http://a.example/{n}"))
+        .chain((1..=40).map(|n| format!("http://b.example/{n}")));
+    let triples = links
+        .map(|link| Triple::new(Term::iri(seed), Term::iri(see_also), Term::iri(link)))
+        .collect();
+    let mut web = Web::new();
+    web.insert(seed, Resource::Document(Doc::new(triples)))
+        .expect("insert");
+    let server = TestWebServer::start(web).expect("test web");
+    let root = tempfile::tempdir().expect("temp dir");
+    let output = run(ldwarc()
+        .arg("crawl")
+        .arg("--root")
+        .arg(root.path())
+        .args(["--delay", "0.05s", "--hops", "1", "--format", "json"])
+        .args(["--follow-predicate", see_also])
+        .args(["--max-links", "50", "--max-frontier-per-pld", "10"])
+        .args(["--max-frontier", "15"])
+        .arg("--resolve")
+        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .arg(seed));
+    let text = stdout_ok(&output, "ldwarc crawl");
+    let summary: serde_json::Value = serde_json::from_str(text.trim()).expect("JSON summary");
+    let dropped = &summary["dropped"];
+    assert_eq!(dropped["over_max_links"], 30, "{summary}");
+    let over_pld = dropped["over_max_frontier_per_pld"]
+        .as_u64()
+        .expect("count");
+    let over_total = dropped["over_max_frontier"].as_u64().expect("count");
+    assert_eq!(over_pld + over_total, 36, "{summary}");
+
+    let store = StateStore::open(&root.path().join("state")).expect("state store");
+    let crawl = summary["crawl"].as_i64().expect("crawl id");
+    let (queued, done) = store.frontier(crawl).expect("frontier");
+    assert!(queued.is_empty(), "{queued:?}");
+    assert_eq!(done.len(), 15, "{done:?}");
+    for pld in ["a.example", "b.example"] {
+        let of_pld = done.iter().filter(|url| url.contains(pld)).count();
+        assert!(of_pld <= 10, "{of_pld} URLs of {pld}: {done:?}");
+    }
+    assert_eq!(summary["requests"].as_u64().map(|n| n >= 15), Some(true));
+}
+
+/// A document whose parse fails is archived (its capture in the crawl log, with the parse
+/// error) and marked done in the stored frontier, so a resumed crawl does not fetch it again.
+#[test]
+fn a_document_whose_parse_fails_is_archived_and_done() {
+    let seed = "http://a.example/start";
+    let bad = "http://bad.example/x";
+    let mut web = Web::new();
+    web.insert(
+        seed,
+        Resource::Document(Doc::new(vec![Triple::new(
+            Term::iri(seed),
+            Term::iri("http://www.w3.org/2000/01/rdf-schema#seeAlso"),
+            Term::iri(bad),
+        )])),
+    )
+    .expect("insert");
+    web.insert(bad, Resource::Hostile(Hostile::MalformedRdf))
+        .expect("insert");
+    let server = TestWebServer::start(web).expect("test web");
+    let root = tempfile::tempdir().expect("temp dir");
+    let output = run(ldwarc()
+        .arg("crawl")
+        .arg("--root")
+        .arg(root.path())
+        .args(["--delay", "0.05s", "--hops", "1", "--format", "json"])
+        .args([
+            "--follow-predicate",
+            "http://www.w3.org/2000/01/rdf-schema#seeAlso",
+        ])
+        .arg("--resolve")
+        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .arg(seed));
+    let text = stdout_ok(&output, "ldwarc crawl");
+    let summary: serde_json::Value = serde_json::from_str(text.trim()).expect("JSON summary");
+    let store = StateStore::open(&root.path().join("state")).expect("state store");
+    let crawl = summary["crawl"].as_i64().expect("crawl id");
+    let (queued, done) = store.frontier(crawl).expect("frontier");
+    assert!(queued.is_empty(), "{queued:?}");
+    assert!(done.iter().any(|url| url == bad), "{done:?}");
+    let log = store.fetch_log(Some(crawl)).expect("log");
+    let entries: Vec<_> = log.iter().filter(|e| e.url == bad).collect();
+    assert_eq!(entries.len(), 1, "fetched once: {entries:?}");
+    assert!(entries[0].error.is_some(), "{entries:?}");
+    assert!(entries[0].record.is_some(), "archived: {entries:?}");
 }
