@@ -1,15 +1,18 @@
 //! Hostile input the archive takes in (issue 38): WACZ packages made by others are imported
 //! all or nothing (a refusal exits 2, names the package and the resource, and leaves the
 //! archive byte-identical), a crawl of a site linking ever more new URLs keeps its frontier
-//! within its bounds and reports what it left out, and a document whose parse fails is
-//! archived and done.
+//! within its bounds and reports what it left out, a document whose parse fails is archived
+//! and done, and `check` reports the `.open` files a killed crawl left.
 
 use crate::common;
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use common::{ldwarc, run, stdout_ok, venv_bin};
+use flate2::Compression;
+use flate2::write::GzEncoder;
 use ldwarc_core::store::StateStore;
 use ldwarc_testweb::{Doc, Hostile, Resource, Term, TestWebServer, Triple, Web};
 use sha1::{Digest, Sha1};
@@ -284,4 +287,62 @@ fn a_document_whose_parse_fails_is_archived_and_done() {
     assert_eq!(entries.len(), 1, "fetched once: {entries:?}");
     assert!(entries[0].error.is_some(), "{entries:?}");
     assert!(entries[0].record.is_some(), "archived: {entries:?}");
+}
+
+/// `check` reports each `.open` file as a warning naming it and the `ldwarc recover`
+/// command (exit 0, 1 with `--strict`), also for a directory holding nothing else; after
+/// `recover` the file is checked as any other.
+#[test]
+fn check_reports_open_files_and_suggests_recover() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    std::fs::create_dir_all(root.join("warc/2024")).expect("dir");
+    // One whole record (a gzip member, as crawls write them) and the start of the next.
+    let open = root.join("warc/2024/crawl.warc.gz.open");
+    let member = |bytes: &[u8]| {
+        let mut gzip = GzEncoder::new(Vec::new(), Compression::default());
+        gzip.write_all(bytes).expect("gzip");
+        gzip.finish().expect("gzip")
+    };
+    let mut bytes = member(&warc("http://a.example/"));
+    let next = member(&warc("http://b.example/"));
+    bytes.extend_from_slice(&next[..next.len() / 2]);
+    std::fs::write(&open, &bytes).expect("write");
+    let warning = format!(
+        "{}:0: warning: unfinished WARC file (its writer is still running, or was killed); \
+         `ldwarc recover --root {}` keeps its complete records and cuts the rest",
+        open.display(),
+        root.display()
+    );
+    let summary =
+        "checked 0 files, 0 records, 0 digests: 0 errors, 1 warnings, 1 unfinished (.open) files";
+    let by_root = run(ldwarc().arg("check").arg("--root").arg(&root));
+    assert_eq!(
+        String::from_utf8_lossy(&by_root.stdout),
+        format!("{warning}\n{summary}\n")
+    );
+    assert_eq!(by_root.status.code(), Some(0), "{by_root:?}");
+    let strict = run(ldwarc().args(["check", "--strict", "--root"]).arg(&root));
+    assert_eq!(strict.status.code(), Some(1), "{strict:?}");
+    let by_dir = run(ldwarc().arg("check").arg(root.join("warc")));
+    assert_eq!(
+        String::from_utf8_lossy(&by_dir.stdout),
+        format!("{warning}\n{summary}\n"),
+        "{by_dir:?}"
+    );
+    assert_eq!(by_dir.status.code(), Some(0), "{by_dir:?}");
+
+    stdout_ok(
+        &run(ldwarc().arg("recover").arg("--root").arg(&root)),
+        "ldwarc recover",
+    );
+    let after = run(ldwarc().arg("check").arg("--root").arg(&root));
+    let text = String::from_utf8_lossy(&after.stdout);
+    assert!(!text.contains("unfinished"), "{text}");
+    assert!(text.contains("crawl.warc.gz:0: warning: the first record is not a warcinfo record"));
+    assert!(
+        text.ends_with("checked 1 files, 1 records, 0 digests: 0 errors, 1 warnings\n"),
+        "{text}"
+    );
+    assert_eq!(after.status.code(), Some(0));
 }

@@ -26,10 +26,20 @@ pub struct Recovery {
 /// Recovers every `*.open` file below `warc_dir`.
 pub fn recover_open_files(warc_dir: &Path) -> io::Result<Vec<Recovery>> {
     let mut recoveries = Vec::new();
-    if !warc_dir.exists() {
-        return Ok(recoveries);
+    for path in find_open_files(warc_dir) {
+        recoveries.push(recover_file(&path)?);
     }
-    let mut open_files: Vec<PathBuf> = walkdir::WalkDir::new(warc_dir)
+    Ok(recoveries)
+}
+
+/// The `*.open` files below `dir` (WARC files a writer has not finished: a crawl still
+/// running, or one that was killed), sorted by path; none when `dir` does not exist.
+/// `check` reports them, since no other command reads them.
+pub fn find_open_files(dir: &Path) -> Vec<PathBuf> {
+    if !dir.is_dir() {
+        return Vec::new();
+    }
+    let mut open_files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
         .filter_map(Result::ok)
@@ -39,10 +49,7 @@ pub fn recover_open_files(warc_dir: &Path) -> io::Result<Vec<Recovery>> {
         .map(|e| e.into_path())
         .collect();
     open_files.sort();
-    for path in open_files {
-        recoveries.push(recover_file(&path)?);
-    }
-    Ok(recoveries)
+    open_files
 }
 
 /// Recovers one `.open` file: truncates it after its last complete record and renames it.
