@@ -706,6 +706,12 @@ mod tests {
             ("max-body = -3", "max-body", "not a size"),
             ("tls-roots = \"nope\"", "tls-roots", "nope"),
             ("concurrency = 0", "concurrency", "at least 1"),
+            ("max-frontier = 0", "max-frontier", "at least 1"),
+            (
+                "max-frontier-per-pld = 0",
+                "max-frontier-per-pld",
+                "at least 1",
+            ),
             ("gzip-level = 12", "gzip-level", "0 to 9"),
             ("node = \"a b\"", "node", "node name"),
             ("hops = \"two\"", "hops", "invalid type"),
