@@ -1,13 +1,20 @@
 //! Hostile input the archive takes in (issue 38): WACZ packages made by others are imported
 //! all or nothing (a refusal exits 2, names the package and the resource, and leaves the
-//! archive byte-identical).
+//! archive byte-identical), a crawl of a site linking ever more new URLs keeps its frontier
+//! within its bounds and reports what it left out, a document whose parse fails is archived
+//! and done, and `check` reports the `.open` files a killed crawl left.
 
 use crate::common;
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use common::{ldwarc, run, stdout_ok, venv_bin};
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use ldwarc_core::store::StateStore;
+use ldwarc_testweb::{Doc, Hostile, Resource, Term, TestWebServer, Triple, Web};
 use sha1::{Digest, Sha1};
 
 /// One small uncompressed WARC file: one `resource` record of `url`.
@@ -183,4 +190,160 @@ fn refused_packages_leave_the_archive_byte_identical() {
         "{stderr}"
     );
     assert_eq!(tree(&root), before);
+}
+
+/// A seed linking 80 new URLs (40 on each of two PLDs) under `--max-links 50
+/// --max-frontier-per-pld 10 --max-frontier 15`: the frontier in the state store holds 15
+/// URLs, at most 10 of a PLD, and the report counts the 66 left out, 30 of them over
+/// `--max-links`.
+#[test]
+fn the_frontier_stays_within_its_bounds_and_reports_what_it_dropped() {
+    let see_also = "http://www.w3.org/2000/01/rdf-schema#seeAlso";
+    let seed = "http://a.example/0";
+    let links = (1..=40)
+        .map(|n| format!("http://a.example/{n}"))
+        .chain((1..=40).map(|n| format!("http://b.example/{n}")));
+    let triples = links
+        .map(|link| Triple::new(Term::iri(seed), Term::iri(see_also), Term::iri(link)))
+        .collect();
+    let mut web = Web::new();
+    web.insert(seed, Resource::Document(Doc::new(triples)))
+        .expect("insert");
+    let server = TestWebServer::start(web).expect("test web");
+    let root = tempfile::tempdir().expect("temp dir");
+    let output = run(ldwarc()
+        .arg("crawl")
+        .arg("--root")
+        .arg(root.path())
+        .args(["--delay", "0.05s", "--hops", "1", "--format", "json"])
+        .args(["--follow-predicate", see_also])
+        .args(["--max-links", "50", "--max-frontier-per-pld", "10"])
+        .args(["--max-frontier", "15"])
+        .arg("--resolve")
+        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .arg(seed));
+    let text = stdout_ok(&output, "ldwarc crawl");
+    let summary: serde_json::Value = serde_json::from_str(text.trim()).expect("JSON summary");
+    let dropped = &summary["dropped"];
+    assert_eq!(dropped["over_max_links"], 30, "{summary}");
+    let over_pld = dropped["over_max_frontier_per_pld"]
+        .as_u64()
+        .expect("count");
+    let over_total = dropped["over_max_frontier"].as_u64().expect("count");
+    assert_eq!(over_pld + over_total, 36, "{summary}");
+
+    let store = StateStore::open(&root.path().join("state")).expect("state store");
+    let crawl = summary["crawl"].as_i64().expect("crawl id");
+    let (queued, done) = store.frontier(crawl).expect("frontier");
+    assert!(queued.is_empty(), "{queued:?}");
+    assert_eq!(done.len(), 15, "{done:?}");
+    for pld in ["a.example", "b.example"] {
+        let of_pld = done.iter().filter(|url| url.contains(pld)).count();
+        assert!(of_pld <= 10, "{of_pld} URLs of {pld}: {done:?}");
+    }
+    assert_eq!(summary["requests"].as_u64().map(|n| n >= 15), Some(true));
+}
+
+/// A document whose parse fails is archived (its capture in the crawl log, with the parse
+/// error) and marked done in the stored frontier, so a resumed crawl does not fetch it again.
+#[test]
+fn a_document_whose_parse_fails_is_archived_and_done() {
+    let seed = "http://a.example/start";
+    let bad = "http://bad.example/x";
+    let mut web = Web::new();
+    web.insert(
+        seed,
+        Resource::Document(Doc::new(vec![Triple::new(
+            Term::iri(seed),
+            Term::iri("http://www.w3.org/2000/01/rdf-schema#seeAlso"),
+            Term::iri(bad),
+        )])),
+    )
+    .expect("insert");
+    web.insert(bad, Resource::Hostile(Hostile::MalformedRdf))
+        .expect("insert");
+    let server = TestWebServer::start(web).expect("test web");
+    let root = tempfile::tempdir().expect("temp dir");
+    let output = run(ldwarc()
+        .arg("crawl")
+        .arg("--root")
+        .arg(root.path())
+        .args(["--delay", "0.05s", "--hops", "1", "--format", "json"])
+        .args([
+            "--follow-predicate",
+            "http://www.w3.org/2000/01/rdf-schema#seeAlso",
+        ])
+        .arg("--resolve")
+        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .arg(seed));
+    let text = stdout_ok(&output, "ldwarc crawl");
+    let summary: serde_json::Value = serde_json::from_str(text.trim()).expect("JSON summary");
+    let store = StateStore::open(&root.path().join("state")).expect("state store");
+    let crawl = summary["crawl"].as_i64().expect("crawl id");
+    let (queued, done) = store.frontier(crawl).expect("frontier");
+    assert!(queued.is_empty(), "{queued:?}");
+    assert!(done.iter().any(|url| url == bad), "{done:?}");
+    let log = store.fetch_log(Some(crawl)).expect("log");
+    let entries: Vec<_> = log.iter().filter(|e| e.url == bad).collect();
+    assert_eq!(entries.len(), 1, "fetched once: {entries:?}");
+    assert!(entries[0].error.is_some(), "{entries:?}");
+    assert!(entries[0].record.is_some(), "archived: {entries:?}");
+}
+
+/// `check` reports each `.open` file as a warning naming it and the `ldwarc recover`
+/// command (exit 0, 1 with `--strict`), also for a directory holding nothing else; after
+/// `recover` the file is checked as any other.
+#[test]
+fn check_reports_open_files_and_suggests_recover() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    std::fs::create_dir_all(root.join("warc/2024")).expect("dir");
+    // One whole record (a gzip member, as crawls write them) and the start of the next.
+    let open = root.join("warc/2024/crawl.warc.gz.open");
+    let member = |bytes: &[u8]| {
+        let mut gzip = GzEncoder::new(Vec::new(), Compression::default());
+        gzip.write_all(bytes).expect("gzip");
+        gzip.finish().expect("gzip")
+    };
+    let mut bytes = member(&warc("http://a.example/"));
+    let next = member(&warc("http://b.example/"));
+    bytes.extend_from_slice(&next[..next.len() / 2]);
+    std::fs::write(&open, &bytes).expect("write");
+    let warning = format!(
+        "{}:0: warning: unfinished WARC file (its writer is still running, or was killed); \
+         `ldwarc recover --root {}` keeps its complete records and cuts the rest",
+        open.display(),
+        root.display()
+    );
+    let summary =
+        "checked 0 files, 0 records, 0 digests: 0 errors, 1 warnings, 1 unfinished (.open) files";
+    let by_root = run(ldwarc().arg("check").arg("--root").arg(&root));
+    assert_eq!(
+        String::from_utf8_lossy(&by_root.stdout),
+        format!("{warning}\n{summary}\n")
+    );
+    assert_eq!(by_root.status.code(), Some(0), "{by_root:?}");
+    let strict = run(ldwarc().args(["check", "--strict", "--root"]).arg(&root));
+    assert_eq!(strict.status.code(), Some(1), "{strict:?}");
+    let by_dir = run(ldwarc().arg("check").arg(root.join("warc")));
+    assert_eq!(
+        String::from_utf8_lossy(&by_dir.stdout),
+        format!("{warning}\n{summary}\n"),
+        "{by_dir:?}"
+    );
+    assert_eq!(by_dir.status.code(), Some(0), "{by_dir:?}");
+
+    stdout_ok(
+        &run(ldwarc().arg("recover").arg("--root").arg(&root)),
+        "ldwarc recover",
+    );
+    let after = run(ldwarc().arg("check").arg("--root").arg(&root));
+    let text = String::from_utf8_lossy(&after.stdout);
+    assert!(!text.contains("unfinished"), "{text}");
+    assert!(text.contains("crawl.warc.gz:0: warning: the first record is not a warcinfo record"));
+    assert!(
+        text.ends_with("checked 1 files, 1 records, 0 digests: 0 errors, 1 warnings\n"),
+        "{text}"
+    );
+    assert_eq!(after.status.code(), Some(0));
 }

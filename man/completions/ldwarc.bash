@@ -279,7 +279,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-v -q -h --root --delay --concurrency --timeout --connect-timeout --max-crawl-delay --max-retry-after --user-agent --accept --accept-encoding --follow-predicate --proxy --resolve --ca-file --tls-roots --max-body --max-parse --max-decoded --max-redirects --no-conditional --max-file-bytes --gzip-level --operator --state --node --max-plds --lease-ttl --hops --join-wait --resume --join --crawl-id --force --format --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --delay --concurrency --timeout --connect-timeout --max-crawl-delay --max-retry-after --user-agent --accept --accept-encoding --follow-predicate --proxy --resolve --ca-file --tls-roots --max-body --max-parse --max-decoded --max-redirects --no-conditional --max-file-bytes --gzip-level --operator --state --node --max-plds --lease-ttl --hops --join-wait --max-frontier --max-frontier-per-pld --max-links --resume --join --crawl-id --force --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -394,6 +394,18 @@ _ldwarc() {
                     return 0
                     ;;
                 --join-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-frontier)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-frontier-per-pld)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-links)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

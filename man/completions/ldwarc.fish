@@ -171,6 +171,9 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-plds -d 'Wit
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l lease-ttl -d 'With --state: how long a lease lasts unless renewed; a dead node\'s domains are taken over after this [default: 30s]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l hops -d 'Follow links up to this many hops from the seeds [default: 2]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l join-wait -d 'With --state: how long --join waits for the crawl to appear [default: 60s]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-frontier -d 'URLs the crawl keeps in its frontier at most, queued and fetched; new URLs beyond are dropped and counted in the crawl report [default: 1000000]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-frontier-per-pld -d 'URLs of one pay-level domain the frontier keeps at most; new ones beyond are dropped and counted [default: 100000]' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l max-links -d 'New links taken from one document at most (in document order); the rest are dropped and counted [default: 10000]' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l crawl-id -d 'With --state: work on this crawl' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"

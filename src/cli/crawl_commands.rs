@@ -194,6 +194,17 @@ fn print_summary(summary: &CrawlSummary, json: bool) -> io::Result<()> {
         human_bytes(summary.warc_bytes),
         summary.rounds + 1,
     );
+    let dropped = &summary.dropped;
+    if dropped.total() > 0 {
+        eprintln!(
+            "ldwarc: {} URLs left out of the frontier: {} over --max-links, {} over \
+             --max-frontier-per-pld, {} over --max-frontier",
+            dropped.total(),
+            dropped.over_max_links,
+            dropped.over_max_frontier_per_pld,
+            dropped.over_max_frontier
+        );
+    }
     Ok(())
 }
 

@@ -99,7 +99,11 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "problems as JSON lines",
                 ),
             ],
-            exit_status: &[("1", "a file has an error (or a warning, with --strict)")],
+            exit_status: &[(
+                "1",
+                "a file has an error (or a warning, with --strict: an unfinished .open file \
+                 is one; `ldwarc recover` finalises it)",
+            )],
             environment: none,
             files: ROOT_FILES,
         },

@@ -209,7 +209,17 @@ fn stdin_reader() -> io::Result<WarcReader<ForwardOnly<io::StdinLock<'static>>>>
 pub fn check(args: CheckArgs) -> io::Result<i32> {
     warn_deprecated_json(args.json);
     let json = args.json || args.format == CheckFormat::Json;
-    let inputs = input_files(&args.paths, &args.root)?;
+    let (paths, open_files) = split_open_only(&args.paths)?;
+    let open_files = if args.paths.is_empty() {
+        archive::find_open_files(&Archive::open_existing(&args.root.root)?.warc_dir())
+    } else {
+        open_files
+    };
+    let inputs = if paths.is_empty() && !args.paths.is_empty() {
+        Vec::new()
+    } else {
+        input_files(&paths, &args.root)?
+    };
     let files: Vec<PathBuf> = inputs
         .iter()
         .filter_map(|input| match input {
@@ -284,27 +294,94 @@ pub fn check(args: CheckArgs) -> io::Result<i32> {
     if let Some(error) = write_error {
         return Err(error);
     }
+    // No other command reads an unfinished file, so a check that passed over it in silence
+    // would call an archive with the captures of a killed crawl complete.
+    let recover = recover_command(&args.paths, &args.root);
+    for path in &open_files {
+        if args.quiet {
+            break;
+        }
+        let message = format!(
+            "unfinished WARC file (its writer is still running, or was killed); `{recover}` \
+             keeps its complete records and cuts the rest"
+        );
+        if json {
+            let line = serde_json::json!({
+                "file": path.display().to_string(), "offset": 0,
+                "severity": Severity::Warning, "message": message,
+            });
+            writeln!(out, "{line}")?;
+        } else {
+            writeln!(out, "{}:0: warning: {message}", path.display())?;
+        }
+    }
+    warnings += open_files.len();
     let failed = unreadable > 0 || errors > 0 || (threshold == Severity::Warning && warnings > 0);
     if json {
         let line = serde_json::json!({
             "summary": true, "files": inputs.len(), "records": records, "digests_checked": digests,
-            "errors": errors, "warnings": warnings, "unreadable": unreadable, "ok": !failed,
+            "errors": errors, "warnings": warnings, "unreadable": unreadable,
+            "open": open_files.len(), "ok": !failed,
         });
         writeln!(out, "{line}")?;
     } else {
         writeln!(
             out,
-            "checked {} files, {records} records, {digests} digests: {errors} errors, {warnings} warnings{}",
+            "checked {} files, {records} records, {digests} digests: {errors} errors, {warnings} warnings{}{}",
             inputs.len(),
             if unreadable > 0 {
                 format!(", {unreadable} unreadable")
             } else {
                 String::new()
+            },
+            if open_files.is_empty() {
+                String::new()
+            } else {
+                format!(", {} unfinished (.open) files", open_files.len())
             }
         )?;
     }
     out.flush()?;
     Ok(if failed { 1 } else { 0 })
+}
+
+/// The paths `check` reads as WARC files, and the `.open` files below the directories among
+/// them; a directory holding `.open` files and no WARC file is left out of the first (it is
+/// not an error: its open files are reported).
+fn split_open_only(paths: &[PathBuf]) -> io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+    let mut kept = Vec::new();
+    let mut open = Vec::new();
+    for path in paths {
+        let found = archive::find_open_files(path);
+        let open_only = !found.is_empty() && archive::walk_warc_files(path)?.is_empty();
+        open.extend(found);
+        if !open_only {
+            kept.push(path.clone());
+        }
+    }
+    Ok((kept, open))
+}
+
+/// The `ldwarc recover` command for the archive the checked files are in: `--root` given
+/// or implied when no path was, else the folder above the `warc` directory of the first path
+/// that has one.
+fn recover_command(paths: &[PathBuf], root: &RootArg) -> String {
+    let root = if paths.is_empty() {
+        Some(root.root.clone())
+    } else {
+        paths.iter().find_map(|path| {
+            let absolute = std::path::absolute(path).ok()?;
+            absolute
+                .ancestors()
+                .find(|dir| dir.file_name().is_some_and(|name| name == "warc"))
+                .and_then(|warc| warc.parent())
+                .map(std::path::Path::to_path_buf)
+        })
+    };
+    match root {
+        Some(root) => format!("ldwarc recover --root {}", root.display()),
+        None => "ldwarc recover --root ARCHIVE".into(),
+    }
 }
 
 /// `ldwarc ls`.

@@ -74,6 +74,28 @@ pub struct CrawlSummary {
     /// Failed fetches by cause, the first ones with their message, and how many seeds
     /// could be fetched.
     pub failures: FailureReport,
+    /// URLs found but not taken into the frontier, by the bound that left them out.
+    pub dropped: DroppedUrls,
+}
+
+/// URLs found in documents (links, redirect targets, JSON-LD contexts) that the crawl did not
+/// take into its frontier, by the bound that left them out: a site linking ever more new URLs
+/// costs bounded memory and state, and the report says what was left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DroppedUrls {
+    /// New links of one document beyond `--max-links`.
+    pub over_max_links: u64,
+    /// New URLs of a PLD that had `--max-frontier-per-pld` URLs already.
+    pub over_max_frontier_per_pld: u64,
+    /// New URLs while the frontier had `--max-frontier` URLs already.
+    pub over_max_frontier: u64,
+}
+
+impl DroppedUrls {
+    /// All URLs dropped.
+    pub fn total(&self) -> u64 {
+        self.over_max_links + self.over_max_frontier_per_pld + self.over_max_frontier
+    }
 }
 
 /// What the progress display shows.
@@ -170,6 +192,15 @@ pub fn crawl(
     crawler.load(opened.frontier_rows);
     let requests = runtime.block_on(crawler.run(&stats, on_progress, started));
     let failures = std::mem::take(&mut crawler.failures);
+    let dropped = crawler.dropped;
+    if dropped.total() > 0 {
+        tracing::warn!(
+            over_max_links = dropped.over_max_links,
+            over_max_frontier_per_pld = dropped.over_max_frontier_per_pld,
+            over_max_frontier = dropped.over_max_frontier,
+            "URLs left out of the frontier by its bounds"
+        );
+    }
     drop(crawler);
     drop(runtime);
     let final_stats = archiver_thread
@@ -195,6 +226,7 @@ pub fn crawl(
         peak_rss_bytes: peak_rss(),
         recovered_files: recoveries.len(),
         failures,
+        dropped,
     })
 }
 
@@ -449,6 +481,8 @@ struct Crawler {
     robots_unavailable: HashMap<String, String>,
     /// What fetched documents link to, for shorter paths found later.
     links_of: shorter_paths::LinksOf,
+    /// URLs left out of the frontier by its bounds.
+    dropped: DroppedUrls,
 }
 
 impl Crawler {
@@ -478,6 +512,7 @@ impl Crawler {
             failures: FailureReport::default(),
             robots_unavailable: HashMap::new(),
             links_of: shorter_paths::LinksOf::default(),
+            dropped: DroppedUrls::default(),
         }
     }
 
@@ -1258,6 +1293,16 @@ impl Crawler {
             self.queue_elsewhere(url, via, kind, new_urls);
             return;
         }
+        if self.frontier.len() >= self.options.max_frontier {
+            self.dropped.over_max_frontier += 1;
+            tracing::debug!(%url, "frontier full (--max-frontier): not queued");
+            return;
+        }
+        if self.frontier.pld_len(&pld) >= self.options.max_frontier_per_pld {
+            self.dropped.over_max_frontier_per_pld += 1;
+            tracing::debug!(%url, %pld, "the PLD's share of the frontier is full (--max-frontier-per-pld): not queued");
+            return;
+        }
         let from = self.frontier.entry(via);
         let round = self.frontier.round();
         let (hops, redirects, step, round) = match kind {
@@ -1514,7 +1559,7 @@ impl Crawler {
         let contexts = parse.missing_contexts.iter().chain(&parse.remote_contexts);
         let contexts: Vec<Url> = contexts.filter_map(|c| crawlable_text(c)).collect();
         let entry = self.frontier.entry(id);
-        let links: Vec<Url> = if entry.kind == UrlKind::Context {
+        let mut links: Vec<Url> = if entry.kind == UrlKind::Context {
             Vec::new()
         } else {
             parse
@@ -1524,6 +1569,18 @@ impl Crawler {
                 .collect()
         };
         let follow = entry.hops < self.options.hops;
+        // At most `max_links` new URLs from one document (known ones only gain an in-link);
+        // the rest are not kept for shorter paths either, which would hold them in memory.
+        let mut new_links = 0;
+        let before = links.len();
+        links.retain(|url| {
+            if self.frontier.find(url.as_str()).is_some() {
+                return true;
+            }
+            new_links += 1;
+            new_links <= self.options.max_links
+        });
+        self.dropped.over_max_links += (before - links.len()) as u64;
         // Links beyond the limit are kept too: a shorter path may yet bring them within it.
         self.remember_links(
             id,
@@ -1617,7 +1674,7 @@ fn extract(
         } else {
             Some(&options.follow_predicates)
         },
-        max_links: 100_000,
+        max_links: ldwarc_rdf::DEFAULT_MAX_LINKS,
         contexts,
     };
     match ldwarc_rdf::extract_links(&decoded, &syntaxes, base, &link_options) {

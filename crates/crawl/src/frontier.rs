@@ -89,6 +89,8 @@ struct PldQueue {
     delay: Duration,
     /// Consecutive 429/503 answers.
     backoff: u32,
+    /// URLs of this PLD in the frontier, in any state.
+    known: usize,
 }
 
 /// A URL to add.
@@ -228,9 +230,17 @@ impl Frontier {
             next_allowed: Instant::now(),
             delay: self.default_delay,
             backoff: 0,
+            known: 0,
         });
         self.pld_ids.insert(name.into(), id);
         id
+    }
+
+    /// URLs of the PLD `name` in the frontier, in any state (0 for a PLD not seen yet).
+    pub fn pld_len(&self, name: &str) -> usize {
+        self.pld_ids
+            .get(name)
+            .map_or(0, |&id| self.plds[id as usize].known)
     }
 
     /// PLDs with queued work in this round or a request in flight.
@@ -251,6 +261,7 @@ impl Frontier {
         let id = self.urls.len() as UrlId;
         self.index_url(&new.url, id);
         let pld = self.pld(&new.pld);
+        self.plds[pld as usize].known += 1;
         let urgent = new.kind != UrlKind::Link;
         self.urls.push(UrlEntry {
             url: new.url.into(),
@@ -283,6 +294,7 @@ impl Frontier {
         let id = self.urls.len() as UrlId;
         self.index_url(&new.url, id);
         let pld = self.pld(&new.pld);
+        self.plds[pld as usize].known += 1;
         self.urls.push(UrlEntry {
             url: new.url.into(),
             pld,
@@ -312,6 +324,7 @@ impl Frontier {
         let id = self.urls.len() as UrlId;
         self.index_url(url, id);
         let pld = self.pld(pld);
+        self.plds[pld as usize].known += 1;
         self.urls.push(UrlEntry {
             url: url.into(),
             pld,
@@ -910,6 +923,20 @@ mod tests {
         frontier.not_committed(refused, true);
         assert_eq!(frontier.queued(), (1, 0));
         assert_eq!(frontier.entry(committed).state, UrlState::Done);
+    }
+
+    #[test]
+    fn urls_are_counted_per_pld() {
+        let mut frontier = Frontier::new(0, Duration::ZERO);
+        assert_eq!(frontier.pld_len("a.example"), 0);
+        frontier.add(link("http://a.example/1", "a.example", 0));
+        frontier.add(link("http://a.example/1", "a.example", 0));
+        frontier.add(link("http://a.example/2", "a.example", 0));
+        frontier.add_fetched(link("http://a.example/3", "a.example", 0));
+        frontier.add(link("http://b.example/1", "b.example", 0));
+        assert_eq!(frontier.pld_len("a.example"), 3);
+        assert_eq!(frontier.pld_len("b.example"), 1);
+        assert_eq!(frontier.len(), 4);
     }
 
     #[test]

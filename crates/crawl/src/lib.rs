@@ -18,7 +18,9 @@ mod robots_hops;
 pub mod settings;
 mod shared;
 
-pub use crawler::{CrawlError, CrawlProgress, CrawlSummary, crawl, normalize, peak_rss};
+pub use crawler::{
+    CrawlError, CrawlProgress, CrawlSummary, DroppedUrls, crawl, normalize, peak_rss,
+};
 pub use options::{
     CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT, JoinCrawl, MAX_SECONDS,
     check_node_name, seconds,

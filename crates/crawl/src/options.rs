@@ -87,7 +87,22 @@ pub struct CrawlOptions {
     /// PLD leases held at most at once (default: `concurrency`); a node holds no more than its
     /// fair share of the crawl's PLDs either.
     pub max_plds: Option<usize>,
+    /// URLs the frontier holds at most (queued and fetched): a site linking ever more new
+    /// URLs cannot grow memory and the state store without bound.
+    pub max_frontier: usize,
+    /// URLs of one PLD the frontier holds at most: one such site cannot take the whole
+    /// frontier from the others.
+    pub max_frontier_per_pld: usize,
+    /// New links taken from one document at most, in document order.
+    pub max_links: usize,
 }
+
+/// The default of `--max-frontier`.
+pub const DEFAULT_MAX_FRONTIER: usize = 1_000_000;
+/// The default of `--max-frontier-per-pld`.
+pub const DEFAULT_MAX_FRONTIER_PER_PLD: usize = 100_000;
+/// The default of `--max-links`.
+pub const DEFAULT_MAX_NEW_LINKS: usize = 10_000;
 
 /// Which crawl of a shared (PostgreSQL) state store a node works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -162,6 +177,9 @@ impl CrawlOptions {
             join_wait: Duration::from_secs(60),
             lease_ttl: Duration::from_secs(30),
             max_plds: None,
+            max_frontier: DEFAULT_MAX_FRONTIER,
+            max_frontier_per_pld: DEFAULT_MAX_FRONTIER_PER_PLD,
+            max_links: DEFAULT_MAX_NEW_LINKS,
         }
     }
 }

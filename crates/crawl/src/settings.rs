@@ -280,6 +280,18 @@ pub struct CrawlSettings {
     /// With --state: how long --join waits for the crawl to appear [default: 60s].
     #[cfg_attr(feature = "cli", arg(long, value_name = "DURATION"))]
     pub join_wait: Option<CrawlDuration>,
+    /// URLs the crawl keeps in its frontier at most, queued and fetched; new URLs beyond are
+    /// dropped and counted in the crawl report [default: 1000000].
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    pub max_frontier: Option<usize>,
+    /// URLs of one pay-level domain the frontier keeps at most; new ones beyond are dropped
+    /// and counted [default: 100000].
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    pub max_frontier_per_pld: Option<usize>,
+    /// New links taken from one document at most (in document order); the rest are dropped
+    /// and counted [default: 10000].
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    pub max_links: Option<usize>,
     /// Seed URLs (on the command line: the positional arguments).
     #[cfg_attr(feature = "cli", arg(skip))]
     pub seeds: Option<Vec<String>>,
@@ -478,12 +490,24 @@ impl CrawlSettings {
             fetch: self.fetch.overlay(top.fetch),
             hops: top.hops.or(self.hops),
             join_wait: top.join_wait.or(self.join_wait),
+            max_frontier: top.max_frontier.or(self.max_frontier),
+            max_frontier_per_pld: top.max_frontier_per_pld.or(self.max_frontier_per_pld),
+            max_links: top.max_links.or(self.max_links),
             seeds: top.seeds.or(self.seeds),
         }
     }
 
-    /// Checks the values no parser bounds (see [`FetchSettings::check`]).
+    /// Checks the values no parser bounds (see [`FetchSettings::check`]); a frontier must
+    /// hold at least one URL (the seed).
     pub fn check(&self) -> Result<(), SettingError> {
+        for (name, value) in [
+            ("max-frontier", self.max_frontier),
+            ("max-frontier-per-pld", self.max_frontier_per_pld),
+        ] {
+            if value == Some(0) {
+                return Err(SettingError::new(name, "must be at least 1"));
+            }
+        }
         self.fetch.check()
     }
 
@@ -500,11 +524,17 @@ impl CrawlSettings {
             fetch,
             hops,
             join_wait,
+            max_frontier,
+            max_frontier_per_pld,
+            max_links,
             seeds,
         } = self;
         fetch.apply_to(options);
         set(hops, &mut options.hops);
         set(join_wait.map(|d| d.get()), &mut options.join_wait);
+        set(max_frontier, &mut options.max_frontier);
+        set(max_frontier_per_pld, &mut options.max_frontier_per_pld);
+        set(max_links, &mut options.max_links);
         set(seeds, &mut options.seeds);
     }
 
@@ -676,6 +706,12 @@ mod tests {
             ("max-body = -3", "max-body", "not a size"),
             ("tls-roots = \"nope\"", "tls-roots", "nope"),
             ("concurrency = 0", "concurrency", "at least 1"),
+            ("max-frontier = 0", "max-frontier", "at least 1"),
+            (
+                "max-frontier-per-pld = 0",
+                "max-frontier-per-pld",
+                "at least 1",
+            ),
             ("gzip-level = 12", "gzip-level", "0 to 9"),
             ("node = \"a b\"", "node", "node name"),
             ("hops = \"two\"", "hops", "invalid type"),
@@ -788,7 +824,14 @@ mod tests {
         match key {
             "delay" | "timeout" | "connect-timeout" | "max-crawl-delay" | "max-retry-after"
             | "lease-ttl" | "join-wait" => "\"90s\"",
-            "concurrency" | "max-plds" | "max-redirects" | "hops" | "gzip-level" => "3",
+            "concurrency"
+            | "max-plds"
+            | "max-redirects"
+            | "hops"
+            | "gzip-level"
+            | "max-frontier"
+            | "max-frontier-per-pld"
+            | "max-links" => "3",
             "max-body" | "max-parse" | "max-decoded" | "max-file-bytes" => "\"2KiB\"",
             "follow-predicate" | "resolve" | "ca-file" | "seeds" => "[\"x.example\"]",
             "tls-roots" => "\"system\"",
@@ -811,7 +854,7 @@ mod tests {
         // Every key reached its field: no field is left unset.
         let debug = format!("{settings:?}").replace("unitless: None", "");
         assert!(!debug.contains("None"), "a key set nothing: {debug}");
-        assert_eq!(keys.len(), 29, "{keys:?}");
+        assert_eq!(keys.len(), 32, "{keys:?}");
     }
 
     #[cfg(feature = "cli")]

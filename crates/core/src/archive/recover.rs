@@ -26,10 +26,20 @@ pub struct Recovery {
 /// Recovers every `*.open` file below `warc_dir`.
 pub fn recover_open_files(warc_dir: &Path) -> io::Result<Vec<Recovery>> {
     let mut recoveries = Vec::new();
-    if !warc_dir.exists() {
-        return Ok(recoveries);
+    for path in find_open_files(warc_dir) {
+        recoveries.push(recover_file(&path)?);
     }
-    let mut open_files: Vec<PathBuf> = walkdir::WalkDir::new(warc_dir)
+    Ok(recoveries)
+}
+
+/// The `*.open` files below `dir` (WARC files a writer has not finished: a crawl still
+/// running, or one that was killed), sorted by path; none when `dir` does not exist.
+/// `check` reports them, since no other command reads them.
+pub fn find_open_files(dir: &Path) -> Vec<PathBuf> {
+    if !dir.is_dir() {
+        return Vec::new();
+    }
+    let mut open_files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
         .filter_map(Result::ok)
@@ -39,15 +49,13 @@ pub fn recover_open_files(warc_dir: &Path) -> io::Result<Vec<Recovery>> {
         .map(|e| e.into_path())
         .collect();
     open_files.sort();
-    for path in open_files {
-        recoveries.push(recover_file(&path)?);
-    }
-    Ok(recoveries)
+    open_files
 }
 
 /// Recovers one `.open` file: truncates it after its last complete record and renames it.
 pub fn recover_file(open_path: &Path) -> io::Result<Recovery> {
     let mut reader = WarcReader::open(open_path)?;
+    let plain = !reader.is_gzip();
     let mut good_end = 0u64;
     let mut records_kept = 0u64;
     while let Some(next) = reader.next_record() {
@@ -56,7 +64,10 @@ pub fn recover_file(open_path: &Path) -> io::Result<Recovery> {
             && end.damage.is_none()
             && let Some(length) = end.span.length
         {
-            good_end = good_end.max(end.span.offset + length);
+            // In a plain file the span ends with the block (as warcio counts it): the
+            // record's closing CRLF CRLF follows and is part of what is kept.
+            let trailer = if plain { end.trailer.len() as u64 } else { 0 };
+            good_end = good_end.max(end.span.offset + length + trailer);
             records_kept += 1;
         }
     }
@@ -79,4 +90,32 @@ pub fn recover_file(open_path: &Path) -> io::Result<Recovery> {
     file.sync_all()?;
     fs::rename(open_path, &final_path)?;
     Ok(recovery)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plain (uncompressed) file keeps its last whole record with its closing CRLF CRLF;
+    /// the span of a plain record ends with its block, and cutting there left a record that
+    /// `check` calls damaged.
+    #[test]
+    fn a_plain_file_keeps_the_end_of_its_last_record() {
+        let body = "<http://a.example/> <http://purl.org/dc/terms/title> \"t\" .\n";
+        let record = format!(
+            "WARC/1.1\r\nWARC-Type: resource\r\n\
+             WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000001>\r\n\
+             WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: http://a.example/\r\n\
+             Content-Type: text/turtle\r\nContent-Length: {}\r\n\r\n{body}\r\n\r\n",
+            body.len()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().join("x.warc.open");
+        fs::write(&open, format!("{record}WARC/1.1\r\nWARC-Type: resp")).unwrap();
+        let recovery = recover_file(&open).unwrap();
+        assert_eq!(recovery.records_kept, 1);
+        let kept = dir.path().join("x.warc");
+        assert_eq!(recovery.path.as_deref(), Some(kept.as_path()));
+        assert_eq!(fs::read_to_string(&kept).unwrap(), record);
+    }
 }
