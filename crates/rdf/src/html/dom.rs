@@ -1,13 +1,11 @@
-//! A small read-only document tree that both the HTML parser (html5ever, through `scraper`)
+//! A small read-only document tree that both the HTML parser (html5ever)
 //! and the XML parser (for XHTML) are converted into, so that each processor of embedded data
 //! is written once.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
-use ego_tree::NodeId;
 use html5ever::tendril::StrTendril;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, QualName};
@@ -118,14 +116,18 @@ pub(crate) const MAX_PARSE_DEPTH: u32 = 1024;
 const PARSE_PIECE: usize = 4096;
 
 fn parse_html(text: &str) -> Document {
-    let (html, cut_at) = parse_html_bounded(text);
+    let (sink, cut_at) = parse_html_bounded(text);
+    let mut nodes = sink.nodes.into_inner();
     let mut truncated = false;
-    let root = html
-        .tree
-        .root()
-        .children()
-        .find(|node| node.value().is_element())
-        .map(|node| convert_html(node, 0, &mut truncated))
+    let first = nodes.first().and_then(|document| {
+        document
+            .children
+            .iter()
+            .copied()
+            .find(|&child| matches!(nodes[child].data, Data::Element))
+    });
+    let root = first
+        .map(|first| convert_html(&mut nodes, first, 0, &mut truncated))
         .unwrap_or_default();
     Document {
         root,
@@ -135,17 +137,13 @@ fn parse_html(text: &str) -> Document {
     }
 }
 
-/// Parses `text` piece by piece with html5ever into scraper's tree, stopping after the piece
-/// in which an element nested deeper than [`MAX_PARSE_DEPTH`]; returns the tree and, when it
-/// stopped, the offset of the first byte not read.
-fn parse_html_bounded(text: &str) -> (scraper::Html, Option<usize>) {
+/// Parses `text` piece by piece with html5ever into an [`ArenaSink`], stopping after the
+/// piece in which an element nested deeper than [`MAX_PARSE_DEPTH`]; returns the tree and,
+/// when it stopped, the offset of the first byte not read.
+fn parse_html_bounded(text: &str) -> (ArenaSink, Option<usize>) {
     use html5ever::tendril::TendrilSink;
     let deepest = Rc::new(Cell::new(0));
-    let sink = DepthSink {
-        inner: scraper::HtmlTreeSink::new(scraper::Html::new_document()),
-        depths: RefCell::new(HashMap::new()),
-        deepest: Rc::clone(&deepest),
-    };
+    let sink = ArenaSink::new(Rc::clone(&deepest));
     let mut parser = html5ever::parse_document(sink, html5ever::ParseOpts::default());
     let mut read = 0;
     while read < text.len() {
@@ -153,7 +151,7 @@ fn parse_html_bounded(text: &str) -> (scraper::Html, Option<usize>) {
         while !text.is_char_boundary(end) {
             end += 1;
         }
-        parser.process(html5ever::tendril::StrTendril::from_slice(&text[read..end]));
+        parser.process(StrTendril::from_slice(&text[read..end]));
         read = end;
         if deepest.get() > MAX_PARSE_DEPTH && read < text.len() {
             return (parser.finish(), Some(read));
@@ -162,156 +160,263 @@ fn parse_html_bounded(text: &str) -> (scraper::Html, Option<usize>) {
     (parser.finish(), None)
 }
 
-/// scraper's tree builder, also recording how deep each element is placed (by the parent it
-/// is appended to: moves by the adoption agency are not followed, which is close enough for a
-/// bound).
-struct DepthSink {
-    inner: scraper::HtmlTreeSink,
-    depths: RefCell<HashMap<NodeId, u32>>,
+/// What a node of the parser's tree is: only elements and text are kept in the end.
+enum Data {
+    Document,
+    Element,
+    Text(String),
+    /// Comments, processing instructions, template contents.
+    Other,
+}
+
+/// One node of the parser's tree, in an arena indexed by creation order.
+struct ArenaNode {
+    /// The element's name (empty for other nodes: the parser asks only elements for theirs).
+    name: QualName,
+    /// Attributes by local name, as written (`xml:lang`, `xmlns:ex` included), value.
+    attrs: Vec<(String, String)>,
+    parent: Option<usize>,
+    children: Vec<usize>,
+    data: Data,
+    /// `<template>`: the node holding its contents.
+    contents: Option<usize>,
+    /// How deep the node was placed (by the parent it was appended to: moves by the adoption
+    /// agency are not followed, which is close enough for a bound).
+    depth: u32,
+}
+
+/// The tree html5ever builds, kept as plain strings so that converting it to [`Element`]s
+/// moves them instead of copying (the page's tree is the peak of its memory).
+struct ArenaSink {
+    nodes: RefCell<Vec<ArenaNode>>,
     deepest: Rc<Cell<u32>>,
 }
 
-impl DepthSink {
-    fn place(&self, child: &NodeOrText<NodeId>, parent_depth: u32) {
-        if let NodeOrText::AppendNode(node) = child {
-            let depth = parent_depth.saturating_add(1);
-            self.depths.borrow_mut().insert(*node, depth);
-            if depth > self.deepest.get() {
-                self.deepest.set(depth);
+impl ArenaSink {
+    fn new(deepest: Rc<Cell<u32>>) -> Self {
+        let sink = ArenaSink {
+            nodes: RefCell::new(Vec::new()),
+            deepest,
+        };
+        sink.push(Data::Document, None, Vec::new());
+        sink
+    }
+
+    fn push(&self, data: Data, name: Option<QualName>, attrs: Vec<(String, String)>) -> usize {
+        let mut nodes = self.nodes.borrow_mut();
+        nodes.push(ArenaNode {
+            name: name.unwrap_or_else(|| QualName::new(None, "".into(), "".into())),
+            attrs,
+            parent: None,
+            children: Vec::new(),
+            data,
+            contents: None,
+            depth: 0,
+        });
+        nodes.len() - 1
+    }
+
+    /// Places `child` among the children of `parent` at `index` (the end when `None`); text
+    /// next to text is merged, as the DOM does.
+    fn place(&self, parent: usize, index: Option<usize>, child: NodeOrText<usize>) {
+        let mut nodes = self.nodes.borrow_mut();
+        let index = index.unwrap_or(nodes[parent].children.len());
+        match child {
+            NodeOrText::AppendText(text) => {
+                if let Some(&before) = index
+                    .checked_sub(1)
+                    .and_then(|i| nodes[parent].children.get(i))
+                    && let Data::Text(existing) = &mut nodes[before].data
+                {
+                    existing.push_str(&text);
+                    return;
+                }
+                drop(nodes);
+                let node = self.push(Data::Text(text.to_string()), None, Vec::new());
+                let mut nodes = self.nodes.borrow_mut();
+                nodes[node].parent = Some(parent);
+                nodes[parent].children.insert(index, node);
+            }
+            NodeOrText::AppendNode(node) => {
+                if let Some(old) = nodes[node].parent.take()
+                    && let Some(at) = nodes[old].children.iter().position(|&c| c == node)
+                {
+                    nodes[old].children.remove(at);
+                }
+                let index = index.min(nodes[parent].children.len());
+                nodes[node].parent = Some(parent);
+                nodes[parent].children.insert(index, node);
+                let depth = nodes[parent].depth.saturating_add(1);
+                nodes[node].depth = depth;
+                if depth > self.deepest.get() {
+                    self.deepest.set(depth);
+                }
             }
         }
     }
-
-    fn depth(&self, node: &NodeId) -> u32 {
-        self.depths.borrow().get(node).copied().unwrap_or(0)
-    }
 }
 
-impl TreeSink for DepthSink {
-    type Handle = NodeId;
-    type Output = scraper::Html;
+impl TreeSink for ArenaSink {
+    type Handle = usize;
+    type Output = Self;
     type ElemName<'a>
         = std::cell::Ref<'a, QualName>
     where
         Self: 'a;
 
-    fn finish(self) -> scraper::Html {
-        self.inner.finish()
+    fn finish(self) -> Self {
+        self
     }
 
-    fn parse_error(&self, msg: Cow<'static, str>) {
-        self.inner.parse_error(msg);
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> usize {
+        0
     }
 
-    fn get_document(&self) -> NodeId {
-        self.inner.get_document()
+    fn elem_name<'a>(&'a self, target: &'a usize) -> Self::ElemName<'a> {
+        std::cell::Ref::map(self.nodes.borrow(), |nodes| &nodes[*target].name)
     }
 
-    fn elem_name<'a>(&'a self, target: &'a NodeId) -> Self::ElemName<'a> {
-        self.inner.elem_name(target)
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> usize {
+        let mut attrs = attrs;
+        // In name order, as the tree the processors were written against had them.
+        attrs.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let attrs = attrs
+            .into_iter()
+            .map(|attribute| {
+                (
+                    attribute.name.local.to_string(),
+                    attribute.value.to_string(),
+                )
+            })
+            .collect();
+        let element = self.push(Data::Element, Some(name), attrs);
+        if flags.template {
+            let contents = self.push(Data::Other, None, Vec::new());
+            let mut nodes = self.nodes.borrow_mut();
+            nodes[contents].parent = Some(element);
+            nodes[element].children.push(contents);
+            nodes[element].contents = Some(contents);
+        }
+        element
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
-        self.inner.create_element(name, attrs, flags)
+    fn create_comment(&self, _text: StrTendril) -> usize {
+        self.push(Data::Other, None, Vec::new())
     }
 
-    fn create_comment(&self, text: StrTendril) -> NodeId {
-        self.inner.create_comment(text)
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> usize {
+        self.push(Data::Other, None, Vec::new())
     }
 
-    fn create_pi(&self, target: StrTendril, data: StrTendril) -> NodeId {
-        self.inner.create_pi(target, data)
-    }
-
-    fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
-        self.place(&child, self.depth(parent));
-        self.inner.append(parent, child);
+    fn append(&self, parent: &usize, child: NodeOrText<usize>) {
+        self.place(*parent, None, child);
     }
 
     fn append_based_on_parent_node(
         &self,
-        element: &NodeId,
-        prev_element: &NodeId,
-        child: NodeOrText<NodeId>,
+        element: &usize,
+        prev_element: &usize,
+        child: NodeOrText<usize>,
     ) {
-        self.place(&child, self.depth(element).max(self.depth(prev_element)));
-        self.inner
-            .append_based_on_parent_node(element, prev_element, child);
+        let has_parent = self.nodes.borrow()[*element].parent.is_some();
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
     }
 
     fn append_doctype_to_document(
         &self,
-        name: StrTendril,
-        public_id: StrTendril,
-        system_id: StrTendril,
+        _name: StrTendril,
+        _public_id: StrTendril,
+        _system_id: StrTendril,
     ) {
-        self.inner
-            .append_doctype_to_document(name, public_id, system_id);
     }
 
-    fn mark_script_already_started(&self, node: &NodeId) {
-        self.inner.mark_script_already_started(node);
+    fn get_template_contents(&self, target: &usize) -> usize {
+        self.nodes.borrow()[*target].contents.unwrap_or(*target)
     }
 
-    fn get_template_contents(&self, target: &NodeId) -> NodeId {
-        let contents = self.inner.get_template_contents(target);
-        let depth = self.depth(target);
-        self.depths.borrow_mut().insert(contents, depth);
-        contents
+    fn same_node(&self, x: &usize, y: &usize) -> bool {
+        x == y
     }
 
-    fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
-        self.inner.same_node(x, y)
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &usize, new_node: NodeOrText<usize>) {
+        let (parent, index) = {
+            let nodes = self.nodes.borrow();
+            let Some(parent) = nodes[*sibling].parent else {
+                return;
+            };
+            let index = nodes[parent].children.iter().position(|c| c == sibling);
+            (parent, index)
+        };
+        if let Some(index) = index {
+            self.place(parent, Some(index), new_node);
+        }
     }
 
-    fn set_quirks_mode(&self, mode: QuirksMode) {
-        self.inner.set_quirks_mode(mode);
+    fn add_attrs_if_missing(&self, target: &usize, attrs: Vec<Attribute>) {
+        let mut nodes = self.nodes.borrow_mut();
+        let existing = &mut nodes[*target].attrs;
+        for attribute in attrs {
+            let name = attribute.name.local.to_string();
+            if !existing.iter().any(|(key, _)| *key == name) {
+                existing.push((name, attribute.value.to_string()));
+            }
+        }
     }
 
-    fn append_before_sibling(&self, sibling: &NodeId, new_node: NodeOrText<NodeId>) {
-        self.place(&new_node, self.depth(sibling).saturating_sub(1));
-        self.inner.append_before_sibling(sibling, new_node);
+    fn remove_from_parent(&self, target: &usize) {
+        let mut nodes = self.nodes.borrow_mut();
+        if let Some(parent) = nodes[*target].parent.take()
+            && let Some(at) = nodes[parent].children.iter().position(|c| c == target)
+        {
+            nodes[parent].children.remove(at);
+        }
     }
 
-    fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
-        self.inner.add_attrs_if_missing(target, attrs);
-    }
-
-    fn remove_from_parent(&self, target: &NodeId) {
-        self.inner.remove_from_parent(target);
-    }
-
-    fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
-        self.inner.reparent_children(node, new_parent);
+    fn reparent_children(&self, node: &usize, new_parent: &usize) {
+        let mut nodes = self.nodes.borrow_mut();
+        let children = std::mem::take(&mut nodes[*node].children);
+        for &child in &children {
+            nodes[child].parent = Some(*new_parent);
+        }
+        nodes[*new_parent].children.extend(children);
     }
 }
 
-fn convert_html(
-    node: ego_tree::NodeRef<'_, scraper::Node>,
-    depth: usize,
-    truncated: &mut bool,
-) -> Element {
-    let mut element = Element::default();
-    if let scraper::Node::Element(value) = node.value() {
-        element.name = value.name().to_ascii_lowercase();
-        element.attrs = value
-            .attrs()
-            .map(|(name, value)| (name.to_string(), value.to_string()))
-            .collect();
-    }
+/// Converts the arena's subtree at `id` into an [`Element`], moving its strings out.
+fn convert_html(nodes: &mut [ArenaNode], id: usize, depth: usize, truncated: &mut bool) -> Element {
+    let mut element = Element {
+        name: nodes[id].name.local.to_string().to_ascii_lowercase(),
+        attrs: std::mem::take(&mut nodes[id].attrs),
+        children: Vec::new(),
+    };
+    let children = std::mem::take(&mut nodes[id].children);
     if depth >= MAX_DEPTH {
-        *truncated |= node.has_children();
+        *truncated |= !children.is_empty();
         return element;
     }
-    for child in node.children() {
-        match child.value() {
-            scraper::Node::Element(_) => {
-                element
-                    .children
-                    .push(Node::Element(convert_html(child, depth + 1, truncated)));
+    for child in children {
+        match &mut nodes[child].data {
+            Data::Element => {
+                let converted = convert_html(nodes, child, depth + 1, truncated);
+                element.children.push(Node::Element(converted));
             }
-            scraper::Node::Text(text) => push_text(&mut element.children, text),
-            _ => {}
+            Data::Text(text) => {
+                let text = std::mem::take(text);
+                if let Some(Node::Text(last)) = element.children.last_mut() {
+                    last.push_str(&text);
+                } else {
+                    element.children.push(Node::Text(text));
+                }
+            }
+            Data::Document | Data::Other => {}
         }
     }
     element
