@@ -501,3 +501,115 @@ fn large_cdx_answers_stream_in_bounded_memory() {
     // The server keeps answering (and bounded queries are still refused over the limit).
     assert_eq!(server.get(&format!("{query}&sort=reverse")).status, 403);
 }
+
+/// A SPARQL query as a `POST` body (`application/sparql-query`).
+fn post_sparql(server: &LdwarcServer, query: &str) -> crate::common::HttpResponse {
+    let request = format!(
+        "POST /sparql?at=2030 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/sparql-query\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{query}",
+        query.len()
+    );
+    server
+        .send(request.as_bytes())
+        .unwrap_or_else(|e| panic!("POST /sparql ({} bytes): {e}", query.len()))
+}
+
+/// Query text nesting `levels` deep in each way the parser or the evaluator recurses on:
+/// `(what, query)`.
+fn deep_queries(levels: usize) -> Vec<(&'static str, String)> {
+    let deep = |prefix: &str, unit: &str, inner: &str, close: &str, suffix: &str| {
+        format!(
+            "{prefix}{}{inner}{}{suffix}",
+            unit.repeat(levels),
+            close.repeat(levels)
+        )
+    };
+    vec![
+        ("parentheses", deep("SELECT (", "(", "1", ")", " AS ?x) {}")),
+        ("braces", deep("ASK ", "{", "", "}", "")),
+        (
+            "sub-selects",
+            deep("ASK ", "{ SELECT * WHERE ", "{}", "}", ""),
+        ),
+        ("negations", deep("ASK { FILTER(", "!(", "true", ")", ") }")),
+        (
+            "negated paths",
+            deep("ASK { ?s ", "!", "<a:p>", "", " ?o }"),
+        ),
+        (
+            "inverse paths",
+            deep("ASK { ?s ", "^(", "<a:p>", ")", " ?o }"),
+        ),
+        (
+            "path steps",
+            deep("ASK { ?s <a:p>", "/<a:p>", "", "", " ?o }"),
+        ),
+        ("unions", deep("ASK { {} ", "UNION {} ", "", "", "}")),
+    ]
+}
+
+/// Queries nested 1,000, 10,000 and 100,000 levels deep (which overflowed the stack and
+/// killed the server) are refused before they are parsed: 400 naming the limit (a body over
+/// 64 KiB is refused 413 before it is read as a query). The server answers `/cdx` after each.
+#[test]
+fn deeply_nested_sparql_queries_are_refused_and_the_server_lives() {
+    let (_dir, root) = archive();
+    let server = LdwarcServer::start(&root, &[]);
+    for levels in [1_000, 10_000, 100_000] {
+        for (what, query) in deep_queries(levels) {
+            let response = post_sparql(&server, &query);
+            if query.len() > 64 * 1024 {
+                assert_eq!(response.status, 413, "{what} × {levels}");
+            } else {
+                assert_eq!(
+                    response.status,
+                    400,
+                    "{what} × {levels}: {}",
+                    response.text()
+                );
+                assert!(
+                    response
+                        .text()
+                        .starts_with("the query nests deeper than 256 levels at line 1, column "),
+                    "{what} × {levels}: {}",
+                    response.text()
+                );
+            }
+            assert_eq!(
+                server.get("/cdx?url=example.org/nothing").status,
+                200,
+                "after {what} × {levels}"
+            );
+        }
+    }
+    // As a GET too.
+    let (_, query) = &deep_queries(1_000)[0];
+    let encoded: String = url::form_urlencoded::byte_serialize(query.as_bytes()).collect();
+    let response = server.get(&format!("/sparql?query={encoded}&at=2030"));
+    assert_eq!(response.status, 400, "{}", response.text());
+    assert_eq!(server.get("/cdx?url=example.org/nothing").status, 200);
+}
+
+/// `ldwarc sparql` refuses the same queries with exit status 2 and one line (it aborted on
+/// a stack overflow at 10,000 parentheses).
+#[test]
+fn deeply_nested_queries_are_refused_by_the_sparql_command() {
+    let (dir, root) = archive();
+    for levels in [10_000, 100_000] {
+        for (what, query) in deep_queries(levels) {
+            let file = dir.path().join("query.rq");
+            std::fs::write(&file, &query).expect("write the query");
+            let output = run(ldwarc()
+                .args(["sparql", "--at", "2030", "--root"])
+                .arg(&root)
+                .arg(format!("@{}", file.display())));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{what} × {levels}: {stderr}");
+            assert!(
+                stderr.starts_with("ldwarc: error: ")
+                    && stderr.contains("the query nests deeper than 256 levels"),
+                "{what} × {levels}: {stderr}"
+            );
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        }
+    }
+}

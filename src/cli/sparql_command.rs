@@ -11,7 +11,7 @@ use super::replay_commands::ScopeArgs;
 use ldwarc_core::replay::ReplayDate;
 use ldwarc_core::sparql::{
     DatasetSource, DefaultGraph, GraphSyntax, LoadLimits, OutputChoice, ResultsFormat, SparqlError,
-    SparqlQuery, answer, load_dataset_at,
+    SparqlQuery, answer, load_dataset_at, on_query_stack,
 };
 use ldwarc_core::triples::TripleIndex;
 
@@ -140,8 +140,13 @@ fn single_root_triple_index(roots: &RootsArg) -> Option<TripleIndex> {
     })
 }
 
-/// `ldwarc sparql`.
+/// `ldwarc sparql`: on a thread whose stack holds the deepest query accepted (parsing and
+/// evaluating recurse once per level of the query's nesting).
 pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
+    on_query_stack(move || query_command(args)).map_err(to_io)?
+}
+
+fn query_command(args: SparqlArgs) -> io::Result<i32> {
     let date_text = args.at.strip_prefix('@').unwrap_or(&args.at);
     let date = ReplayDate::parse(date_text).map_err(|e| invalid(format!("--at: {e}")))?;
     let (text, source) = read_query(&args.query)?;

@@ -21,7 +21,7 @@ use axum::response::Response;
 use ldwarc_core::replay::{ReplayDate, Scope};
 use ldwarc_core::sparql::{
     CancellationToken, DefaultGraph, GraphSyntax, LoadLimits, OutputChoice, ResultsFormat,
-    SparqlError, SparqlQuery, StatementBudget, answer, load_dataset_at,
+    SparqlError, SparqlQuery, StatementBudget, answer, load_dataset_at, on_query_stack,
 };
 
 use super::budget::{self, MemoryBudget, Reservation};
@@ -178,9 +178,18 @@ async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Re
         Ok(scope) => scope,
         Err(message) => return bad(&message),
     };
-    let query = match SparqlQuery::parse(&text, None) {
-        Ok(query) => query,
-        Err(error) => return bad(&error.to_string()),
+    // Parsed on a thread of its own: the parser recurses once per level of nesting.
+    let parsed = tokio::task::spawn_blocking(move || {
+        on_query_stack(|| SparqlQuery::parse(&text, None)).and_then(|parsed| parsed)
+    })
+    .await;
+    let query = match parsed {
+        Ok(Ok(query)) => query,
+        Ok(Err(error)) if error.is_client_error() => return bad(&error.to_string()),
+        Ok(Err(error)) => {
+            return text_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{error}\n"));
+        }
+        Err(_panic) => return text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
     };
     let accept = headers
         .get(header::ACCEPT)
@@ -198,7 +207,9 @@ async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Re
     };
     let limit = state.limits.request_time;
     run_within(state, limit, move |state, token| {
-        answer_at(state, &query, &scope, &date, output, token)
+        on_query_stack(|| answer_at(state, &query, &scope, &date, output, token)).unwrap_or_else(
+            |error| text_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{error}\n")),
+        )
     })
     .await
 }
