@@ -28,6 +28,7 @@ mod listener;
 mod memento;
 mod pages;
 mod paging;
+mod panics;
 mod protocol;
 pub mod public;
 mod replay;
@@ -212,6 +213,7 @@ pub(crate) fn router(state: State) -> Router {
             state.clone(),
             limits::guard,
         ))
+        .layer(axum::middleware::from_fn(panics::catch_panics))
         .with_state(state)
 }
 
@@ -279,7 +281,8 @@ fn spawn_index_reloader(state: State) {
     });
 }
 
-/// Runs blocking archive work off the async threads, within the request time limit.
+/// Runs blocking archive work off the async threads, within the request time limit. A panic
+/// answers 500 and is logged with the request.
 pub(crate) async fn blocking(
     state: &State,
     work: impl FnOnce(&AppState) -> Response + Send + 'static,
@@ -293,25 +296,26 @@ pub(crate) async fn blocking(
     let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // Dropped when this wait ends, however: an answer given up abandons its work.
     let _abandon = abandon::AbandonOnDrop(Arc::clone(&flag));
+    let request = panics::current_request();
     let task = tokio::task::spawn_blocking(move || {
-        let answer = abandon::with_flag(flag, || work(&state));
+        let answer = panics::caught(&request, || abandon::with_flag(flag, || work(&state)))
+            .unwrap_or_else(panics::internal_error);
         drop(reservation);
         answer
     });
     match tokio::time::timeout(limit, task).await {
         Ok(Ok(response)) => response,
-        Ok(Err(_panic)) => text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
+        Ok(Err(_cancelled)) => panics::internal_error(),
         Err(_elapsed) => too_slow(limit),
     }
 }
 
 /// Runs small, bounded archive work (one URL's captures, one record read) on the calling
 /// async thread: a hand-over to a blocking thread and back costs two thread wake-ups, more
-/// than such work. A panic answers 500, as in [`blocking`].
+/// than such work. A panic answers 500 and is logged, as in [`blocking`].
 pub(crate) fn inline(state: &State, work: impl FnOnce(&AppState) -> Response) -> Response {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(state))).unwrap_or_else(
-        |_panic| text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
-    )
+    panics::caught(&panics::current_request(), || work(state))
+        .unwrap_or_else(panics::internal_error)
 }
 
 /// The answer to a request that computed longer than the time limit.

@@ -26,7 +26,7 @@ use ldwarc_core::sparql::{
 
 use super::budget::{self, MemoryBudget, Reservation};
 use super::memento::{BAD_ACCEPT_DATETIME, accept_ranges, asked_datetime};
-use super::{AppState, response, text_response, too_slow};
+use super::{AppState, panics, response, text_response, too_slow};
 
 /// Bytes one statement of a query's dataset is counted for in the memory budget: the
 /// loaded in-memory store holds about 350 bytes a statement with its terms
@@ -179,17 +179,20 @@ async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Re
         Err(message) => return bad(&message),
     };
     // Parsed on a thread of its own: the parser recurses once per level of nesting.
+    let request = panics::current_request();
     let parsed = tokio::task::spawn_blocking(move || {
-        on_query_stack(|| SparqlQuery::parse(&text, None)).and_then(|parsed| parsed)
+        panics::caught(&request, || {
+            on_query_stack(|| SparqlQuery::parse(&text, None)).and_then(|parsed| parsed)
+        })
     })
     .await;
     let query = match parsed {
-        Ok(Ok(query)) => query,
-        Ok(Err(error)) if error.is_client_error() => return bad(&error.to_string()),
-        Ok(Err(error)) => {
+        Ok(Some(Ok(query))) => query,
+        Ok(Some(Err(error))) if error.is_client_error() => return bad(&error.to_string()),
+        Ok(Some(Err(error))) => {
             return text_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{error}\n"));
         }
-        Err(_panic) => return text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
+        Ok(None) | Err(_) => return panics::internal_error(),
     };
     let accept = headers
         .get(header::ACCEPT)
@@ -296,10 +299,13 @@ async fn run_within(
 ) -> Response {
     let token = CancellationToken::new();
     let given = token.clone();
-    let task = tokio::task::spawn_blocking(move || work(&state, given));
+    let request = panics::current_request();
+    let task = tokio::task::spawn_blocking(move || {
+        panics::caught(&request, || work(&state, given)).unwrap_or_else(panics::internal_error)
+    });
     match tokio::time::timeout(limit, task).await {
         Ok(Ok(response)) => response,
-        Ok(Err(_panic)) => text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
+        Ok(Err(_cancelled)) => panics::internal_error(),
         Err(_elapsed) => {
             token.cancel();
             too_slow(limit)

@@ -243,11 +243,16 @@ pub(crate) async fn streamed(
         row_bytes: 0,
     };
     let state = state.clone();
-    // A panic drops the writer without an end: the receiver sees the channel close.
+    let request = super::panics::current_request();
     drop(tokio::task::spawn_blocking(move || {
-        match work(&state, &mut writer) {
-            Ok(()) => writer.finish(),
-            Err(failure) => writer.fail(failure),
+        // A panic (logged) is a failure: 500, or a cut body once the answer has started.
+        match super::panics::caught(&request, || work(&state, &mut writer)) {
+            Some(Ok(())) => writer.finish(),
+            Some(Err(failure)) => writer.fail(failure),
+            None => writer.fail(Failure::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal error\n",
+            )),
         }
     }));
     let first = match tokio::time::timeout(limit, receiver.recv()).await {
@@ -301,16 +306,17 @@ where
         reservation,
         row_bytes: 0,
     };
-    let attempt =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(state, &mut writer)));
+    let attempt = super::panics::caught(&super::panics::current_request(), || {
+        work(state, &mut writer)
+    });
     match attempt {
-        Err(_panic) => text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
-        Ok(_) if writer.overflowed => {
+        None => super::panics::internal_error(),
+        Some(_) if writer.overflowed => {
             drop(writer);
             streamed(state, content_type, work).await
         }
-        Ok(Err(failure)) => failure.answer(),
-        Ok(Ok(())) => with_content_type(
+        Some(Err(failure)) => failure.answer(),
+        Some(Ok(())) => with_content_type(
             Response::new(Body::from(std::mem::take(&mut writer.buffer))),
             content_type,
         ),
