@@ -75,6 +75,9 @@ pub struct ServeConfig {
     /// Public read-only mode: any address may be bound without a token (a public Wayback),
     /// and only the read-only routes are served (see [`public`]).
     pub public: bool,
+    /// The program that evaluates `/sparql` queries, run as `PROGRAM sparql --worker`
+    /// (`ldwarc` itself); without one, `/sparql` answers 503.
+    pub sparql_worker: Option<PathBuf>,
 }
 
 /// Why the server could not start.
@@ -113,6 +116,12 @@ pub(crate) struct AppState {
     pub(crate) overview: std::sync::OnceLock<pages::Overview>,
     /// The versioned triple indexes behind `/tpf`.
     pub(crate) triples: tpf::TripleIndexes,
+    /// The archive roots served (handed to `/sparql`'s workers).
+    pub(crate) roots: Vec<PathBuf>,
+    /// The program `/sparql` runs its queries with ([`ServeConfig::sparql_worker`]).
+    pub(crate) sparql_worker: Option<PathBuf>,
+    /// `/sparql` workers running now, at most [`sparql::MAX_WORKERS`].
+    pub(crate) sparql_workers: std::sync::atomic::AtomicUsize,
 }
 
 /// The state handed to handlers.
@@ -185,6 +194,9 @@ fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
         bind: config.bind,
         overview: std::sync::OnceLock::new(),
         triples: tpf::TripleIndexes::new(config.roots.clone()),
+        roots: config.roots.clone(),
+        sparql_worker: config.sparql_worker.clone(),
+        sparql_workers: std::sync::atomic::AtomicUsize::new(0),
     }))
 }
 
@@ -405,6 +417,7 @@ mod tests {
             limits: Limits::default(),
             zipnum: None,
             public: false,
+            sparql_worker: None,
         };
         assert!(matches!(prepare(&config), Err(ServeError::NeedsToken(_))));
         // Public mode binds anywhere without a token (then fails on the missing archive),

@@ -52,6 +52,8 @@ pub(crate) struct Failure {
     pub(crate) message: String,
     /// The memory budget was spent: answered 503 with `Retry-After`.
     pub(crate) over_budget: bool,
+    /// The server is busy, not the request wrong: the answer carries `Retry-After`.
+    pub(crate) retry: bool,
 }
 
 impl Failure {
@@ -61,6 +63,15 @@ impl Failure {
             status,
             message: message.into(),
             over_budget: false,
+            retry: false,
+        }
+    }
+
+    /// A failure with `status` and `message` whose answer asks the client to retry later.
+    pub(crate) fn retry_later(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            retry: true,
+            ..Self::new(status, message)
         }
     }
 
@@ -70,6 +81,7 @@ impl Failure {
             status: StatusCode::SERVICE_UNAVAILABLE,
             message: String::new(),
             over_budget: true,
+            retry: true,
         }
     }
 
@@ -77,6 +89,11 @@ impl Failure {
     fn answer(&self) -> Response {
         if self.over_budget {
             return budget::refusal();
+        }
+        if self.retry {
+            let mut response = budget::refusal_saying(&self.message);
+            *response.status_mut() = self.status;
+            return response;
         }
         text_response(self.status, &self.message)
     }
@@ -382,6 +399,9 @@ mod tests {
             bind: "127.0.0.1:0".parse().unwrap(),
             overview: std::sync::OnceLock::new(),
             triples: crate::tpf::TripleIndexes::new(vec![root.to_path_buf()]),
+            roots: vec![root.to_path_buf()],
+            sparql_worker: None,
+            sparql_workers: std::sync::atomic::AtomicUsize::new(0),
         })
     }
 

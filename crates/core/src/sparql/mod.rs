@@ -12,6 +12,7 @@ mod from_index;
 mod load;
 mod nesting;
 mod results;
+pub mod worker;
 
 use std::io::Write;
 
@@ -65,6 +66,12 @@ pub enum SparqlError {
     /// The memory budget has no room for the dataset now (other work holds it).
     #[error("the memory budget has no room for the dataset at that date now")]
     OverBudget,
+    /// The answer has more results (solutions, or triples of a graph) than allowed.
+    #[error(
+        "the query has more than {0} results, the most allowed: narrow it (LIMIT, a FILTER, a \
+         smaller scope)"
+    )]
+    TooManyResults(u64),
     /// The work was cancelled (a time limit passed).
     #[error("the query was cancelled")]
     Cancelled,
@@ -238,15 +245,18 @@ pub struct Answered {
 
 /// Evaluates `query` over `dataset` and writes the answer to `out`. The query's own FROM and
 /// FROM NAMED clauses, when it has them, win over `default_graph`. `cancel` stops the
-/// evaluation (a request past its time limit).
+/// evaluation (a request past its time limit). Past `max_results` results (solutions or
+/// triples) the answer stops with [`SparqlError::TooManyResults`], after writing that many.
 pub fn answer(
     query: &SparqlQuery,
     dataset: &ArchiveDataset,
     default_graph: DefaultGraph,
     output: OutputChoice,
     cancel: Option<CancellationToken>,
+    max_results: Option<u64>,
     out: &mut dyn Write,
 ) -> Result<Answered, SparqlError> {
+    let max = max_results.unwrap_or(u64::MAX);
     let mut evaluator = SparqlEvaluator::new();
     if let Some(token) = cancel {
         evaluator = evaluator.with_cancellation_token(token);
@@ -257,10 +267,10 @@ pub fn answer(
     }
     match prepared.on_store(&dataset.store).execute()? {
         QueryResults::Solutions(solutions) => {
-            results::write_solutions(solutions, output.results, out)
+            results::write_solutions(solutions, output.results, max, out)
         }
         QueryResults::Boolean(value) => results::write_boolean(value, output.results, out),
-        QueryResults::Graph(triples) => results::write_graph(triples, output.graph, out),
+        QueryResults::Graph(triples) => results::write_graph(triples, output.graph, max, out),
     }
 }
 
@@ -349,6 +359,7 @@ mod tests {
                     &dataset,
                     DefaultGraph::Union,
                     output,
+                    None,
                     None,
                     &mut out,
                 )
