@@ -735,7 +735,7 @@ fn workers_gone(server: &LdwarcServer) -> bool {
 /// more than a worker's share of the budget is stopped and refused (403), one past the time
 /// limit is stopped at the limit (503, its worker gone), a cartesian product over the archive
 /// is streamed and cut at the limit, eight at once are two running and six refused at once
-/// (503, Retry-After). Throughout, `/cdx` answers and the server with its
+/// (503, Retry-After), SERVICE is 400. Throughout, `/cdx` answers and the server with its
 /// workers stays within the budget + 200 MB.
 #[test]
 fn sparql_queries_are_bounded_in_memory_and_time() {
@@ -849,6 +849,20 @@ fn sparql_queries_are_bounded_in_memory_and_time() {
     assert!(workers_gone(&server));
     cdx();
 
+    // SERVICE would reach another endpoint: refused.
+    let service = post_sparql(
+        &server,
+        "SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }",
+    );
+    assert_eq!(service.status, 400, "{}", service.text());
+    assert!(
+        service
+            .text()
+            .starts_with("query: SERVICE is not supported"),
+        "{}",
+        service.text()
+    );
+
     let (server_kb, together_kb) = watch.peaks();
     let bound_kb = (budget_mib + 200) * 1024;
     assert!(server_kb < bound_kb, "the server peaked at {server_kb} KB");
@@ -944,4 +958,13 @@ fn the_sparql_command_is_bounded_in_memory_and_results() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 11);
+
+    // SERVICE: exit status 2 before the archive is read.
+    let output = run(ldwarc()
+        .args(["sparql", "--at", "2030", "--root"])
+        .arg(&root)
+        .arg("SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("SERVICE is not supported"), "{stderr}");
 }

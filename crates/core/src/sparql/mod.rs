@@ -6,7 +6,7 @@
 //! are written in the W3C result formats (JSON, XML, CSV, TSV),
 //! as an aligned table for people, or as N-Triples/Turtle for CONSTRUCT and DESCRIBE.
 //!
-//! No query reaches the network: SERVICE has no handler and fails.
+//! No query reaches the network: a query with SERVICE is refused as the client's error.
 
 mod from_index;
 mod load;
@@ -160,6 +160,13 @@ impl SparqlQuery {
                 .map_err(|e| SparqlError::Query(format!("base IRI {base}: {e}")))?;
         }
         match parser.clone().parse_query(text) {
+            // The query parsed, so the bare word SERVICE is the keyword: the query would ask
+            // another endpoint, and no query reaches the network.
+            Ok(_) if nesting::has_keyword(text, "SERVICE") => Err(SparqlError::Query(
+                "SERVICE is not supported: queries are answered from the archive alone, never \
+                 from other endpoints"
+                    .to_string(),
+            )),
             Ok(query) => Ok(SparqlQuery { query }),
             // An update parses as one: say what is wrong with it instead of the query
             // parser's "expected CONSTRUCT".
@@ -405,6 +412,24 @@ mod tests {
             );
             assert!(error.is_client_error());
         }
+    }
+
+    #[test]
+    fn service_is_refused_as_the_clients_error() {
+        let error = SparqlQuery::parse(
+            "SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }",
+            None,
+        )
+        .unwrap_err();
+        assert!(error.is_client_error());
+        assert!(
+            error
+                .to_string()
+                .starts_with("query: SERVICE is not supported"),
+            "{error}"
+        );
+        let named = "SELECT ?service WHERE { ?service <a:p> \"SERVICE\" }";
+        assert!(SparqlQuery::parse(named, None).is_ok());
     }
 
     #[test]

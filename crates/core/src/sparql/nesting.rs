@@ -139,6 +139,36 @@ fn first_offset_past(text: &[u8], limit: usize) -> Option<usize> {
     None
 }
 
+/// Whether the query text holds `keyword` (ASCII, any case) as a bare word: outside strings,
+/// IRIs and comments, and not part of a variable or a prefixed name. In a query that parsed,
+/// such a word can only be the keyword itself.
+pub fn has_keyword(text: &str, keyword: &str) -> bool {
+    let text = text.as_bytes();
+    let mut at = 0;
+    while at < text.len() {
+        match text[at] {
+            b'#' => {
+                while at < text.len() && text[at] != b'\n' && text[at] != b'\r' {
+                    at += 1;
+                }
+            }
+            b'"' | b'\'' => at = skip_string(text, at),
+            b'<' => at = iri_end(text, at).unwrap_or(at + 1),
+            // A variable's name is not a keyword.
+            b'?' | b'$' => at = name_end(text, at + 1).max(at + 1),
+            byte if is_name_byte(byte) => {
+                let end = name_end(text, at);
+                if text[at..end].eq_ignore_ascii_case(keyword.as_bytes()) {
+                    return true;
+                }
+                at = end;
+            }
+            _ => at += 1,
+        }
+    }
+    false
+}
+
 /// The offset just past the string literal opening at `at` (short or long form, with
 /// backslash escapes), or the end of the text when it is not closed.
 fn skip_string(text: &[u8], at: usize) -> usize {
@@ -270,11 +300,27 @@ mod tests {
     }
 
     #[test]
+    fn keywords_are_found_only_as_bare_words() {
+        assert!(has_keyword(
+            "SELECT * { service <a:e> { ?s ?p ?o } }",
+            "SERVICE"
+        ));
+        for text in [
+            "SELECT ?service { ?service ?p \"SERVICE\" }",
+            "SELECT * { ?s ex:SERVICE <a:SERVICE> ; :SERVICE $SERVICE } # SERVICE",
+            "SELECT * { ?s ?p ?o FILTER(?o = '''SERVICE''') }",
+        ] {
+            assert!(!has_keyword(text, "SERVICE"), "{text}");
+        }
+    }
+
+    #[test]
     fn unclosed_strings_and_iris_end_the_scan_without_panicking() {
         for text in [
             "\"abc", "'''ab''", "<abc", "\\", "ex:a\\", "'\\", "é(é", "?", "$é",
         ] {
             let _ = first_offset_past(text.as_bytes(), 4);
+            let _ = has_keyword(text, "SERVICE");
         }
         assert_eq!(too_deep_at("ASK { ?s ?p \"((((((((("), None);
     }
