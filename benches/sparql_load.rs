@@ -70,7 +70,16 @@ fn answer_json(dataset: &ArchiveDataset, query: &SparqlQuery) -> String {
         results: ResultsFormat::Json,
         graph: GraphSyntax::NTriples,
     };
-    answer(query, dataset, DefaultGraph::Union, output, None, &mut out).expect("answer");
+    answer(
+        query,
+        dataset,
+        DefaultGraph::Union,
+        output,
+        None,
+        None,
+        &mut out,
+    )
+    .expect("answer");
     String::from_utf8(out).expect("UTF-8")
 }
 

@@ -501,3 +501,470 @@ fn large_cdx_answers_stream_in_bounded_memory() {
     // The server keeps answering (and bounded queries are still refused over the limit).
     assert_eq!(server.get(&format!("{query}&sort=reverse")).status, 403);
 }
+
+/// A SPARQL query as a `POST` body (`application/sparql-query`).
+fn post_sparql(server: &LdwarcServer, query: &str) -> crate::common::HttpResponse {
+    let request = format!(
+        "POST /sparql?at=2030 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/sparql-query\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{query}",
+        query.len()
+    );
+    server
+        .send(request.as_bytes())
+        .unwrap_or_else(|e| panic!("POST /sparql ({} bytes): {e}", query.len()))
+}
+
+/// Query text nesting `levels` deep in each way the parser or the evaluator recurses on:
+/// `(what, query)`.
+fn deep_queries(levels: usize) -> Vec<(&'static str, String)> {
+    let deep = |prefix: &str, unit: &str, inner: &str, close: &str, suffix: &str| {
+        format!(
+            "{prefix}{}{inner}{}{suffix}",
+            unit.repeat(levels),
+            close.repeat(levels)
+        )
+    };
+    vec![
+        ("parentheses", deep("SELECT (", "(", "1", ")", " AS ?x) {}")),
+        ("braces", deep("ASK ", "{", "", "}", "")),
+        (
+            "sub-selects",
+            deep("ASK ", "{ SELECT * WHERE ", "{}", "}", ""),
+        ),
+        ("negations", deep("ASK { FILTER(", "!(", "true", ")", ") }")),
+        (
+            "negated paths",
+            deep("ASK { ?s ", "!", "<a:p>", "", " ?o }"),
+        ),
+        (
+            "inverse paths",
+            deep("ASK { ?s ", "^(", "<a:p>", ")", " ?o }"),
+        ),
+        (
+            "path steps",
+            deep("ASK { ?s <a:p>", "/<a:p>", "", "", " ?o }"),
+        ),
+        ("unions", deep("ASK { {} ", "UNION {} ", "", "", "}")),
+    ]
+}
+
+/// Queries nested 1,000, 10,000 and 100,000 levels deep (which overflowed the stack and
+/// killed the server) are refused before they are parsed: 400 naming the limit (a body over
+/// 64 KiB is refused 413 before it is read as a query). The server answers `/cdx` after each.
+#[test]
+fn deeply_nested_sparql_queries_are_refused_and_the_server_lives() {
+    let (_dir, root) = archive();
+    let server = LdwarcServer::start(&root, &[]);
+    for levels in [1_000, 10_000, 100_000] {
+        for (what, query) in deep_queries(levels) {
+            let response = post_sparql(&server, &query);
+            if query.len() > 64 * 1024 {
+                assert_eq!(response.status, 413, "{what} × {levels}");
+            } else {
+                assert_eq!(
+                    response.status,
+                    400,
+                    "{what} × {levels}: {}",
+                    response.text()
+                );
+                assert!(
+                    response
+                        .text()
+                        .starts_with("the query nests deeper than 256 levels at line 1, column "),
+                    "{what} × {levels}: {}",
+                    response.text()
+                );
+            }
+            assert_eq!(
+                server.get("/cdx?url=example.org/nothing").status,
+                200,
+                "after {what} × {levels}"
+            );
+        }
+    }
+    // As a GET too.
+    let (_, query) = &deep_queries(1_000)[0];
+    let encoded: String = url::form_urlencoded::byte_serialize(query.as_bytes()).collect();
+    let response = server.get(&format!("/sparql?query={encoded}&at=2030"));
+    assert_eq!(response.status, 400, "{}", response.text());
+    assert_eq!(server.get("/cdx?url=example.org/nothing").status, 200);
+}
+
+/// `ldwarc sparql` refuses the same queries with exit status 2 and one line (it aborted on
+/// a stack overflow at 10,000 parentheses).
+#[test]
+fn deeply_nested_queries_are_refused_by_the_sparql_command() {
+    let (dir, root) = archive();
+    for levels in [10_000, 100_000] {
+        for (what, query) in deep_queries(levels) {
+            let file = dir.path().join("query.rq");
+            std::fs::write(&file, &query).expect("write the query");
+            let output = run(ldwarc()
+                .args(["sparql", "--at", "2030", "--root"])
+                .arg(&root)
+                .arg(format!("@{}", file.display())));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{what} × {levels}: {stderr}");
+            assert!(
+                stderr.starts_with("ldwarc: error: ")
+                    && stderr.contains("the query nests deeper than 256 levels"),
+                "{what} × {levels}: {stderr}"
+            );
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        }
+    }
+}
+
+/// `n` integers as a VALUES block for `variable`.
+fn values(variable: &str, n: usize) -> String {
+    let numbers: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+    format!("VALUES ?{variable} {{ {} }}", numbers.join(" "))
+}
+
+/// A query whose ORDER BY holds 100⁴ solutions built from its own VALUES (no archive data):
+/// it reached 6.5 GB.
+fn sorted_values_product() -> String {
+    format!(
+        "SELECT * WHERE {{ {} {} {} {} }} ORDER BY ?a ?b ?c ?d",
+        values("a", 100),
+        values("b", 100),
+        values("c", 100),
+        values("d", 100)
+    )
+}
+
+/// A query counting 100⁴ solutions: long, in little memory.
+fn counted_values_product() -> String {
+    format!(
+        "SELECT (COUNT(*) AS ?n) WHERE {{ {} {} {} {} }}",
+        values("a", 100),
+        values("b", 100),
+        values("c", 100),
+        values("d", 100)
+    )
+}
+
+/// The processes whose parent is `pid` (the server's SPARQL workers).
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut children = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(child) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid …: the name may hold spaces, so read after its ')'.
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        if parent == Some(pid) {
+            children.push(child);
+        }
+    }
+    children
+}
+
+/// Resident kilobytes of `pid`, none once it is gone.
+fn resident_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Samples the server's resident memory, and its own with its workers', every 0.1 s until
+/// dropped; the peaks seen (KB).
+struct MemoryWatch {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<(u64, u64)>>,
+}
+
+impl MemoryWatch {
+    fn start(pid: u32) -> Self {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let (mut server, mut together) = (0, 0);
+            while !stopped.load(Ordering::SeqCst) {
+                let own = resident_kb(pid).unwrap_or(0);
+                let workers: u64 = children_of(pid).into_iter().filter_map(resident_kb).sum();
+                server = server.max(own);
+                together = together.max(own + workers);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            (server, together)
+        });
+        Self {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// The peaks: the server alone, the server with its workers.
+    fn peaks(mut self) -> (u64, u64) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.thread
+            .take()
+            .expect("running")
+            .join()
+            .expect("the watch")
+    }
+}
+
+/// Waits (at most 5 s) until the server has no worker left.
+fn workers_gone(server: &LdwarcServer) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(5) {
+        if children_of(server.pid()).is_empty() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+/// `/sparql` within `--memory-budget` and `--request-timeout`: a query whose evaluation holds
+/// more than a worker's share of the budget is stopped and refused (403), one past the time
+/// limit is stopped at the limit (503, its worker gone), a cartesian product over the archive
+/// is streamed and cut at the limit, eight at once are two running and six refused at once
+/// (503, Retry-After), SERVICE is 400. Throughout, `/cdx` answers and the server with its
+/// workers stays within the budget + 200 MB.
+#[test]
+fn sparql_queries_are_bounded_in_memory_and_time() {
+    use std::time::{Duration, Instant};
+    let (_dir, root) = archive();
+    let budget_mib = 256;
+    let server = LdwarcServer::start(
+        &root,
+        &["--memory-budget", "256MiB", "--request-timeout", "3s"],
+    );
+    let watch = MemoryWatch::start(server.pid());
+    let cdx = || assert_eq!(server.get("/cdx?url=example.org/nothing").status, 200);
+
+    // ORDER BY over 100⁴ solutions: stopped at the worker's share, a quarter of the budget.
+    let started = Instant::now();
+    let sorted = post_sparql(&server, &sorted_values_product());
+    assert_eq!(sorted.status, 403, "{}", sorted.text());
+    assert!(
+        sorted
+            .text()
+            .starts_with("the query needed more than 64 MiB of memory"),
+        "{}",
+        sorted.text()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(workers_gone(&server), "the worker was stopped");
+    cdx();
+
+    // Counting 100⁴ solutions: stopped at the time limit, the work with the answer.
+    let started = Instant::now();
+    let counted = post_sparql(&server, &counted_values_product());
+    assert_eq!(counted.status, 503, "{}", counted.text());
+    assert_eq!(counted.header("retry-after"), Some("2"));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(workers_gone(&server), "the work stopped at the time limit");
+    cdx();
+
+    // A cartesian product over the archive's statements streams and is cut at the limit
+    // (nothing ever holds the whole answer).
+    let cartesian = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+    let request = format!(
+        "POST /sparql?at=2030 HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{cartesian}",
+        cartesian.len()
+    );
+    let mut client = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    client
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    std::io::Write::write_all(&mut client, request.as_bytes()).expect("write");
+    let mut received = Vec::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        match std::io::Read::read(&mut client, &mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if received.len() < 4096 {
+                    received.extend_from_slice(&buffer[..n]);
+                }
+                cdx_if_due(&server);
+            }
+        }
+    }
+    let head = String::from_utf8_lossy(&received[..received.len().min(512)]).to_string();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "{head}"
+    );
+    assert!(
+        workers_gone(&server),
+        "the product stopped at the time limit"
+    );
+    cdx();
+
+    // Eight heavy queries at once: two run, six are refused at once.
+    let query = counted_values_product();
+    let answers: Vec<(u16, String, Option<String>, Duration)> = std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..8)
+            .map(|_| {
+                scope.spawn(|| {
+                    let started = Instant::now();
+                    let answer = post_sparql(&server, &query);
+                    let retry = answer.header("retry-after").map(String::from);
+                    (answer.status, answer.text(), retry, started.elapsed())
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| run.join().expect("a client"))
+            .collect()
+    });
+    let busy: Vec<_> = answers
+        .iter()
+        .filter(|(_, text, _, _)| text.contains("as many SPARQL queries as it runs at once"))
+        .collect();
+    assert_eq!(busy.len(), 6, "{answers:?}");
+    for (status, _, retry, took) in &busy {
+        assert_eq!(*status, 503);
+        assert_eq!(retry.as_deref(), Some("2"));
+        assert!(*took < Duration::from_secs(2), "refused after {took:?}");
+    }
+    assert!(workers_gone(&server));
+    cdx();
+
+    // SERVICE would reach another endpoint: refused.
+    let service = post_sparql(
+        &server,
+        "SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }",
+    );
+    assert_eq!(service.status, 400, "{}", service.text());
+    assert!(
+        service
+            .text()
+            .starts_with("query: SERVICE is not supported"),
+        "{}",
+        service.text()
+    );
+
+    let (server_kb, together_kb) = watch.peaks();
+    let bound_kb = (budget_mib + 200) * 1024;
+    assert!(server_kb < bound_kb, "the server peaked at {server_kb} KB");
+    assert!(
+        together_kb < bound_kb,
+        "the server and its workers peaked at {together_kb} KB"
+    );
+}
+
+/// Asks `/cdx` once a second while a long answer is read: it must answer meanwhile.
+fn cdx_if_due(server: &LdwarcServer) {
+    use std::sync::atomic::AtomicU64;
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    if LAST.swap(now, Ordering::SeqCst) != now {
+        assert_eq!(server.get("/cdx?url=example.org/nothing").status, 200);
+    }
+}
+
+/// `ldwarc sparql` within `--max-memory` and `--max-results`: exit status 2, one line saying
+/// which bound and what to do; the results within the bound are written.
+#[test]
+fn the_sparql_command_is_bounded_in_memory_and_results() {
+    let (dir, root) = archive();
+    let file = dir.path().join("sorted.rq");
+    std::fs::write(&file, sorted_values_product()).expect("write the query");
+    let started = std::time::Instant::now();
+    let output = run(ldwarc()
+        .args(["sparql", "--at", "2030", "--max-memory", "64MiB", "--root"])
+        .arg(&root)
+        .arg(format!("@{}", file.display())));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "ldwarc: error: the query needed more than 64MiB of memory (--max-memory), its dataset and its evaluation together: narrow it (LIMIT, a FILTER, --prefix, --host or --domain), or give a larger --max-memory"
+        ]
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+
+    let output = run(ldwarc()
+        .args([
+            "sparql",
+            "--at",
+            "2030",
+            "--format",
+            "csv",
+            "--max-results",
+            "3",
+            "--root",
+        ])
+        .arg(&root)
+        .arg(format!(
+            "SELECT ?a WHERE {{ {} }} ORDER BY ?a",
+            values("a", 10)
+        )));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "a\r\n1\r\n2\r\n3\r\n"
+    );
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "ldwarc: error: the query has more than 3 results, the most allowed: narrow it (LIMIT, a FILTER, a smaller scope)"
+        ]
+    );
+    // Within the bound, the answer is whole and the exit status 0.
+    let output = run(ldwarc()
+        .args([
+            "sparql",
+            "--at",
+            "2030",
+            "--format",
+            "csv",
+            "--max-results",
+            "10",
+            "--root",
+        ])
+        .arg(&root)
+        .arg(format!(
+            "SELECT ?a WHERE {{ {} }} ORDER BY ?a",
+            values("a", 10)
+        )));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 11);
+
+    // SERVICE: exit status 2 before the archive is read.
+    let output = run(ldwarc()
+        .args(["sparql", "--at", "2030", "--root"])
+        .arg(&root)
+        .arg("SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("SERVICE is not supported"), "{stderr}");
+}

@@ -611,8 +611,8 @@ fn a_triple_index_older_than_the_capture_index_is_never_answered_from() {
 fn the_sparql_dataset_is_bounded_by_the_servers_memory_budget() {
     use crate::versioned_people::{Spec, generate};
     let dir = tempfile::tempdir().unwrap();
-    // 40 documents × 25 people × 4 = 4,000 statements: more than the smallest budget
-    // (2 MiB, 600 bytes a statement: 3,495 statements) holds, less than the default's.
+    // 40 documents × 25 people × 4 = 4,000 statements: more than a worker's share of the
+    // smallest budget (a quarter of 2 MiB) holds, less than the default's (80 MiB).
     let spec = Spec {
         documents: 40,
         people_per_document: 25,
@@ -634,9 +634,11 @@ fn the_sparql_dataset_is_bounded_by_the_servers_memory_budget() {
         }
         let small = LdwarcServer::start(dir.path(), &["--memory-budget", "2MiB"]);
         let refused = small.get(&format!("/sparql?query={count}&at=2099"));
-        assert_eq!(refused.status, 503, "{}", refused.text());
+        assert_eq!(refused.status, 403, "{}", refused.text());
         assert!(
-            refused.text().contains("more than 3495 statements"),
+            refused
+                .text()
+                .starts_with("the query needed more than 512 KiB of memory, its share of this server's memory budget"),
             "{}",
             refused.text()
         );

@@ -1777,7 +1777,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__sparql)
-            opts="-v -q -h --root --at --prefix --host --domain --format --default-graph --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --at --prefix --host --domain --format --default-graph --max-memory --max-results --worker --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1809,6 +1809,14 @@ _ldwarc() {
                     ;;
                 --default-graph)
                     COMPREPLY=($(compgen -W "union empty" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-memory)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-results)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --log-format)

@@ -77,6 +77,18 @@ pub struct ScopeArgs {
 }
 
 impl ScopeArgs {
+    /// The options as given, to pass them on (`--prefix=URL`).
+    pub(super) fn arguments(&self) -> Vec<String> {
+        [
+            ("prefix", &self.prefix),
+            ("host", &self.host),
+            ("domain", &self.domain),
+        ]
+        .into_iter()
+        .filter_map(|(name, value)| Some(format!("--{name}={}", value.as_ref()?)))
+        .collect()
+    }
+
     /// The scope the options name (the whole archive when none is given).
     pub(super) fn scope(&self) -> Scope {
         if let Some(prefix) = &self.prefix {

@@ -40,8 +40,9 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 250_000, value_name = "N", value_parser = flags::positive_count)]
     max_cdx_rows: usize,
     /// Memory the requests in flight may hold together (rows of CDX queries answered in
-    /// another order than the index's, pieces of answers waiting for their clients); a
-    /// request that would need more is answered 503 with Retry-After. The default, 320MiB,
+    /// another order than the index's, pieces of answers waiting for their clients, and a
+    /// quarter for each of the at most 2 SPARQL queries evaluated at once, stopped past it);
+    /// a request that would need more is answered 503 with Retry-After. The default, 320MiB,
     /// keeps a server under a burst of queries within half of a 1 GB machine; at least 2MiB.
     #[arg(long, value_name = "SIZE", value_parser = flags::size)]
     memory_budget: Option<u64>,
@@ -90,6 +91,8 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
         limits,
         zipnum: args.zipnum,
         public: args.public,
+        // `/sparql` queries run in workers of this same program (`ldwarc sparql --worker`).
+        sparql_worker: std::env::current_exe().ok(),
     };
     match run(config, super::output::print_listening) {
         Ok(()) => Ok(0),

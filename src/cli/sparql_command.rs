@@ -6,12 +6,14 @@ use std::io::{self, Read, Write};
 use clap::Args;
 
 use super::RootsArg;
+use super::flags;
 use super::output;
 use super::replay_commands::ScopeArgs;
 use ldwarc_core::replay::ReplayDate;
 use ldwarc_core::sparql::{
     DatasetSource, DefaultGraph, GraphSyntax, LoadLimits, OutputChoice, ResultsFormat, SparqlError,
-    SparqlQuery, answer, load_dataset_at,
+    SparqlQuery, answer, load_dataset_at, on_query_stack,
+    worker::{self, WorkerEnd, WorkerLimits, run_worker},
 };
 use ldwarc_core::triples::TripleIndex;
 
@@ -33,6 +35,20 @@ pub struct SparqlArgs {
     /// their graph with GRAPH). A query's own FROM/FROM NAMED clauses win.
     #[arg(long, value_enum, default_value = "union", value_name = "union|empty")]
     default_graph: DefaultGraphArg,
+    /// Memory the query may hold, its dataset and its evaluation together (an ORDER BY,
+    /// GROUP BY or DISTINCT holds every solution it orders or groups): past it the query is
+    /// stopped with an error (exit status 2). Sizes take units (512MiB, 8GiB).
+    #[arg(long, default_value = "4GiB", value_name = "SIZE", value_parser = flags::size)]
+    max_memory: u64,
+    /// Most results (solutions, or triples of CONSTRUCT and DESCRIBE) written: past it the
+    /// query stops with an error (exit status 2) after writing that many. No limit by default.
+    #[arg(long, value_name = "N", value_parser = flags::positive_count)]
+    max_results: Option<usize>,
+    /// Run as the process that evaluates a query for another ldwarc (`ldwarc sparql` and
+    /// `ldwarc serve` start it, watch its memory and time, and read its answer): the query on
+    /// standard input, exit status 2 for a bad query, 3 past --max-results, 4 on a failure.
+    #[arg(long, hide = true)]
+    worker: bool,
     /// The query text, @FILE to read it from FILE, or - to read it from standard input.
     #[arg(value_name = "QUERY|@FILE|-")]
     query: String,
@@ -120,11 +136,14 @@ fn invalid(message: String) -> io::Error {
 }
 
 /// A query error as the command reports it: the client's mistakes are bad input (exit 2).
+/// The error is kept inside (a worker's exit status tells its kind).
 fn to_io(error: SparqlError) -> io::Error {
     match error {
         SparqlError::Io(error) => error,
-        other if other.is_client_error() => invalid(other.to_string()),
-        other => io::Error::other(other.to_string()),
+        other if other.is_client_error() || matches!(other, SparqlError::TooManyResults(_)) => {
+            io::Error::new(io::ErrorKind::InvalidInput, other)
+        }
+        other => io::Error::other(other),
     }
 }
 
@@ -140,8 +159,134 @@ fn single_root_triple_index(roots: &RootsArg) -> Option<TripleIndex> {
     })
 }
 
-/// `ldwarc sparql`.
+/// `ldwarc sparql`: the query is checked here, then evaluated by a worker process (this
+/// program with `--worker`) whose memory is watched: one past `--max-memory` is killed, and
+/// the command fails with exit status 2 saying so. Its answer is copied to standard output as
+/// it comes, its messages to standard error.
 pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
+    if args.worker {
+        return Ok(work(args));
+    }
+    let date_text = args.at.strip_prefix('@').unwrap_or(&args.at);
+    ReplayDate::parse(date_text).map_err(|e| invalid(format!("--at: {e}")))?;
+    let (text, source) = read_query(&args.query)?;
+    // The query is checked before the archive is read: a typo costs no dataset build.
+    let query = on_query_stack(|| SparqlQuery::parse(&text, None))
+        .and_then(|parsed| parsed)
+        .map_err(|e| invalid(format!("{source}: {}", to_io(e))))?;
+    output_choice(args.format, query.form().returns_graph())?;
+    drop(query);
+    let program = std::env::current_exe()
+        .map_err(|e| io::Error::other(format!("finding this program to run the query: {e}")))?;
+    let mut command = std::process::Command::new(program);
+    command.args(worker_arguments(&args));
+    let limits = WorkerLimits {
+        memory: args.max_memory,
+        deadline: None,
+    };
+    let mut out = io::stdout().lock();
+    let mut write_failed = None;
+    let end = run_worker(command, text.as_bytes(), &limits, &mut |chunk| match out
+        .write_all(chunk)
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => true,
+        Err(error) => {
+            write_failed = Some(error);
+            false
+        }
+    })
+    .map_err(|e| io::Error::other(format!("starting the query's worker process: {e}")))?;
+    if let Some(error) = write_failed {
+        return Err(error);
+    }
+    match end {
+        WorkerEnd::Exited { status, stderr } => {
+            eprint!("{stderr}");
+            match status.code() {
+                Some(code) if code == worker::EXIT_TOO_MANY_RESULTS => Ok(2),
+                Some(code) if code == worker::EXIT_FAILED => Ok(2),
+                Some(code) => Ok(code),
+                None => Err(io::Error::other(format!(
+                    "the query's worker process ended abnormally ({status})"
+                ))),
+            }
+        }
+        WorkerEnd::OverMemory { .. } => Err(invalid(format!(
+            "the query needed more than {} of memory (--max-memory), its dataset and its \
+             evaluation together: narrow it (LIMIT, a FILTER, --prefix, --host or --domain), or \
+             give a larger --max-memory",
+            size_text(args.max_memory)
+        ))),
+        WorkerEnd::TimedOut | WorkerEnd::Abandoned => Ok(0),
+    }
+}
+
+/// The arguments that run `args` as a worker, the query on standard input.
+fn worker_arguments(args: &SparqlArgs) -> Vec<String> {
+    let mut arguments = vec!["sparql".to_string(), "--worker".to_string()];
+    for root in &args.root.roots {
+        arguments.push(format!("--root={}", root.display()));
+    }
+    arguments.push(format!("--at={}", args.at));
+    arguments.extend(args.scope.arguments());
+    if let Some(format) = args.format
+        && let Some(value) = clap::ValueEnum::to_possible_value(&format)
+    {
+        arguments.push(format!("--format={}", value.get_name()));
+    }
+    if let Some(value) = clap::ValueEnum::to_possible_value(&args.default_graph) {
+        arguments.push(format!("--default-graph={}", value.get_name()));
+    }
+    if let Some(max) = args.max_results {
+        arguments.push(format!("--max-results={max}"));
+    }
+    arguments.push("-".to_string());
+    arguments
+}
+
+/// A size for people: whole MiB or GiB when it is one, else bytes.
+fn size_text(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if bytes.is_multiple_of(1024 * MIB) {
+        format!("{}GiB", bytes / (1024 * MIB))
+    } else if bytes.is_multiple_of(MIB) {
+        format!("{}MiB", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// `ldwarc sparql --worker`: answers on a thread whose stack holds the deepest query accepted
+/// (parsing and evaluating recurse once per level of the query's nesting), and says how it
+/// ended by its exit status.
+fn work(args: SparqlArgs) -> i32 {
+    // A worker whose parent is gone (killed, or gave up) stops too.
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_PDEATHSIG takes a signal number and sets a flag of this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+    }
+    let result = on_query_stack(move || query_command(args)).map_err(to_io);
+    match result.and_then(|answered| answered) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("ldwarc: error: {error}");
+            let sparql = error
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<SparqlError>());
+            if matches!(sparql, Some(SparqlError::TooManyResults(_))) {
+                worker::EXIT_TOO_MANY_RESULTS
+            } else if error.kind() == io::ErrorKind::InvalidInput {
+                worker::EXIT_BAD_QUERY
+            } else {
+                worker::EXIT_FAILED
+            }
+        }
+    }
+}
+
+fn query_command(args: SparqlArgs) -> io::Result<i32> {
     let date_text = args.at.strip_prefix('@').unwrap_or(&args.at);
     let date = ReplayDate::parse(date_text).map_err(|e| invalid(format!("--at: {e}")))?;
     let (text, source) = read_query(&args.query)?;
@@ -169,8 +314,16 @@ pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
     .map_err(to_io)?;
     spinner.set_message(format!("querying {} statements", dataset.len()));
     let mut out = output::stdout();
-    let answered =
-        answer(&query, &dataset, default_graph, output, None, &mut out).map_err(to_io)?;
+    let answered = answer(
+        &query,
+        &dataset,
+        default_graph,
+        output,
+        None,
+        args.max_results.map(|max| max as u64),
+        &mut out,
+    )
+    .map_err(to_io)?;
     out.flush()?;
     spinner.finish_and_clear();
     let summary = &dataset.summary;

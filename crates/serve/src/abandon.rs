@@ -23,12 +23,18 @@ impl Drop for AbandonOnDrop {
     }
 }
 
-/// Runs `work` with `flag` as this thread's abandonment flag.
+/// Runs `work` with `flag` as this thread's abandonment flag (taken back however `work`
+/// ends, a panic too: the thread goes on to other work).
 pub(crate) fn with_flag<T>(flag: Arc<AtomicBool>, work: impl FnOnce() -> T) -> T {
+    struct Lent;
+    impl Drop for Lent {
+        fn drop(&mut self) {
+            CURRENT.with(|current| *current.borrow_mut() = None);
+        }
+    }
     CURRENT.with(|current| *current.borrow_mut() = Some(flag));
-    let result = work();
-    CURRENT.with(|current| *current.borrow_mut() = None);
-    result
+    let _lent = Lent;
+    work()
 }
 
 /// Whether the answer the current thread works for was given up: its work should stop.
@@ -54,5 +60,8 @@ mod tests {
         drop(guard);
         assert!(with_flag(Arc::clone(&flag), abandoned));
         assert!(!abandoned(), "the flag is not left on the thread");
+        let panicked = std::panic::catch_unwind(|| with_flag(flag, || panic!("a bug")));
+        assert!(panicked.is_err());
+        assert!(!abandoned(), "nor after a panic");
     }
 }

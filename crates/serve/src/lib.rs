@@ -28,6 +28,7 @@ mod listener;
 mod memento;
 mod pages;
 mod paging;
+mod panics;
 mod protocol;
 pub mod public;
 mod replay;
@@ -74,6 +75,9 @@ pub struct ServeConfig {
     /// Public read-only mode: any address may be bound without a token (a public Wayback),
     /// and only the read-only routes are served (see [`public`]).
     pub public: bool,
+    /// The program that evaluates `/sparql` queries, run as `PROGRAM sparql --worker`
+    /// (`ldwarc` itself); without one, `/sparql` answers 503.
+    pub sparql_worker: Option<PathBuf>,
 }
 
 /// Why the server could not start.
@@ -112,6 +116,12 @@ pub(crate) struct AppState {
     pub(crate) overview: std::sync::OnceLock<pages::Overview>,
     /// The versioned triple indexes behind `/tpf`.
     pub(crate) triples: tpf::TripleIndexes,
+    /// The archive roots served (handed to `/sparql`'s workers).
+    pub(crate) roots: Vec<PathBuf>,
+    /// The program `/sparql` runs its queries with ([`ServeConfig::sparql_worker`]).
+    pub(crate) sparql_worker: Option<PathBuf>,
+    /// `/sparql` workers running now, at most [`sparql::MAX_WORKERS`].
+    pub(crate) sparql_workers: std::sync::atomic::AtomicUsize,
 }
 
 /// The state handed to handlers.
@@ -184,6 +194,9 @@ fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
         bind: config.bind,
         overview: std::sync::OnceLock::new(),
         triples: tpf::TripleIndexes::new(config.roots.clone()),
+        roots: config.roots.clone(),
+        sparql_worker: config.sparql_worker.clone(),
+        sparql_workers: std::sync::atomic::AtomicUsize::new(0),
     }))
 }
 
@@ -212,6 +225,7 @@ pub(crate) fn router(state: State) -> Router {
             state.clone(),
             limits::guard,
         ))
+        .layer(axum::middleware::from_fn(panics::catch_panics))
         .with_state(state)
 }
 
@@ -279,7 +293,8 @@ fn spawn_index_reloader(state: State) {
     });
 }
 
-/// Runs blocking archive work off the async threads, within the request time limit.
+/// Runs blocking archive work off the async threads, within the request time limit. A panic
+/// answers 500 and is logged with the request.
 pub(crate) async fn blocking(
     state: &State,
     work: impl FnOnce(&AppState) -> Response + Send + 'static,
@@ -293,25 +308,26 @@ pub(crate) async fn blocking(
     let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // Dropped when this wait ends, however: an answer given up abandons its work.
     let _abandon = abandon::AbandonOnDrop(Arc::clone(&flag));
+    let request = panics::current_request();
     let task = tokio::task::spawn_blocking(move || {
-        let answer = abandon::with_flag(flag, || work(&state));
+        let answer = panics::caught(&request, || abandon::with_flag(flag, || work(&state)))
+            .unwrap_or_else(panics::internal_error);
         drop(reservation);
         answer
     });
     match tokio::time::timeout(limit, task).await {
         Ok(Ok(response)) => response,
-        Ok(Err(_panic)) => text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
+        Ok(Err(_cancelled)) => panics::internal_error(),
         Err(_elapsed) => too_slow(limit),
     }
 }
 
 /// Runs small, bounded archive work (one URL's captures, one record read) on the calling
 /// async thread: a hand-over to a blocking thread and back costs two thread wake-ups, more
-/// than such work. A panic answers 500, as in [`blocking`].
+/// than such work. A panic answers 500 and is logged, as in [`blocking`].
 pub(crate) fn inline(state: &State, work: impl FnOnce(&AppState) -> Response) -> Response {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(state))).unwrap_or_else(
-        |_panic| text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
-    )
+    panics::caught(&panics::current_request(), || work(state))
+        .unwrap_or_else(panics::internal_error)
 }
 
 /// The answer to a request that computed longer than the time limit.
@@ -401,6 +417,7 @@ mod tests {
             limits: Limits::default(),
             zipnum: None,
             public: false,
+            sparql_worker: None,
         };
         assert!(matches!(prepare(&config), Err(ServeError::NeedsToken(_))));
         // Public mode binds anywhere without a token (then fails on the missing archive),

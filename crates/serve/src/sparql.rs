@@ -2,16 +2,22 @@
 //! `ldwarc snapshot` selects, each a named graph, the default graph their union. The query comes
 //! as `GET ?query=`, as a `POST` body of `application/sparql-query`, or as a form-encoded
 //! `POST` body; the date as `?at=` (any replay date form) or `Accept-Datetime` (else now); the
-//! scope as `?prefix=`, `?host=` or `?domain=`. Results are negotiated by `Accept`. The work
-//! runs within the request time limit: past it, the build or evaluation is cancelled and the
-//! answer is 503. The dataset's statements are reserved in the server's memory budget
-//! ([`STATEMENT_BYTES`] each) before they are loaded: a dataset the budget has no room for
-//! now is refused with 503 and `Retry-After`, one larger than the whole budget with 503 and
-//! advice to narrow it. The dataset comes from the served root's triple index when it is
-//! current, else from the WARC files (the same dataset either way).
+//! scope as `?prefix=`, `?host=` or `?domain=`. Results are negotiated by `Accept`.
+//!
+//! The query is checked here (its nesting, its syntax, SERVICE), then answered by a worker
+//! process, `ldwarc sparql --worker` (the same program), whose answer is streamed to the
+//! client as it writes it. The evaluator cannot be stopped or bounded from inside (it holds
+//! every solution an ORDER BY sorts, and builds cartesian products without asking), so the
+//! worker is, from outside: at most [`MAX_WORKERS`] run at once (more are refused at once with
+//! 503 and `Retry-After`), each reserving a [`SPARQL_SHARE`]th of the server's memory budget
+//! before it starts (no room: 503 and `Retry-After`); a worker is killed when its memory passes
+//! that share (403), at the request time limit (503) or when the client goes away; past
+//! [`MAX_RESULTS`] results it stops (the answer is cut short).
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
@@ -19,41 +25,25 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 
 use ldwarc_core::replay::{ReplayDate, Scope};
-use ldwarc_core::sparql::{
-    CancellationToken, DefaultGraph, GraphSyntax, LoadLimits, OutputChoice, ResultsFormat,
-    SparqlError, SparqlQuery, StatementBudget, answer, load_dataset_at,
-};
+use ldwarc_core::sparql::worker::{self, WorkerEnd, WorkerLimits, run_worker};
+use ldwarc_core::sparql::{GraphSyntax, OutputChoice, ResultsFormat, SparqlQuery, on_query_stack};
 
-use super::budget::{self, MemoryBudget, Reservation};
+use super::budget;
 use super::memento::{BAD_ACCEPT_DATETIME, accept_ranges, asked_datetime};
-use super::{AppState, response, text_response, too_slow};
+use super::stream::{self, Failure};
+use super::{panics, text_response};
 
-/// Bytes one statement of a query's dataset is counted for in the memory budget: the
-/// loaded in-memory store holds about 350 bytes a statement with its terms
-/// (`benches/sparql_load.rs`); the rest is room for the evaluation's own tables.
-pub const STATEMENT_BYTES: u64 = 600;
+/// The part of the server's memory budget one query's worker may hold: a quarter. With
+/// [`MAX_WORKERS`] at once, SPARQL queries hold at most half the budget, the rest stays for
+/// the other requests.
+pub const SPARQL_SHARE: usize = 4;
 
-/// The statements of one query's dataset, reserved in the server's memory budget and
-/// returned when the answer is done.
-struct BudgetedStatements {
-    budget: Arc<MemoryBudget>,
-    held: Mutex<Option<Reservation>>,
-}
+/// Most `/sparql` workers running at once (each may keep a core busy).
+pub const MAX_WORKERS: usize = 2;
 
-impl StatementBudget for BudgetedStatements {
-    fn reserve(&self, statements: u64) -> bool {
-        let bytes =
-            usize::try_from(statements.saturating_mul(STATEMENT_BYTES)).unwrap_or(usize::MAX);
-        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        match held.as_mut() {
-            Some(reservation) => reservation.grow(bytes),
-            None => {
-                *held = self.budget.reserve(bytes);
-                held.is_some()
-            }
-        }
-    }
-}
+/// Most results (solutions, or triples of CONSTRUCT and DESCRIBE) one answer holds: past
+/// them the worker stops and the answer is cut short.
+pub const MAX_RESULTS: u64 = 1_000_000;
 
 /// Largest `POST` body accepted, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -178,9 +168,22 @@ async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Re
         Ok(scope) => scope,
         Err(message) => return bad(&message),
     };
-    let query = match SparqlQuery::parse(&text, None) {
-        Ok(query) => query,
-        Err(error) => return bad(&error.to_string()),
+    // Parsed on a thread of its own: the parser recurses once per level of nesting.
+    let checked = text.clone();
+    let request = panics::current_request();
+    let parsed = tokio::task::spawn_blocking(move || {
+        panics::caught(&request, || {
+            on_query_stack(|| SparqlQuery::parse(&checked, None)).and_then(|parsed| parsed)
+        })
+    })
+    .await;
+    let query = match parsed {
+        Ok(Some(Ok(query))) => query,
+        Ok(Some(Err(error))) if error.is_client_error() => return bad(&error.to_string()),
+        Ok(Some(Err(error))) => {
+            return text_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{error}\n"));
+        }
+        Ok(None) | Err(_) => return panics::internal_error(),
     };
     let accept = headers
         .get(header::ACCEPT)
@@ -196,11 +199,202 @@ async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Re
             },
         );
     };
-    let limit = state.limits.request_time;
-    run_within(state, limit, move |state, token| {
-        answer_at(state, &query, &scope, &date, output, token)
+    let returns_graph = query.form().returns_graph();
+    let media_type = if returns_graph {
+        output.graph.media_type()
+    } else {
+        output.results.media_type()
+    };
+    drop(query);
+    let Some(program) = state.sparql_worker.clone() else {
+        return text_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "this server cannot run SPARQL queries: it found no program to run them with\n",
+        );
+    };
+    let Some(slot) = WorkerSlot::take(&state) else {
+        return budget::refusal_saying(&format!(
+            "the server is answering as many SPARQL queries as it runs at once ({MAX_WORKERS}): \
+             retry later\n"
+        ));
+    };
+    let share = state.budget.limit() / SPARQL_SHARE;
+    let Some(reservation) = state.budget.reserve(share) else {
+        return budget::refusal_saying(
+            "the server's memory budget is held by other requests and has no room for another \
+             SPARQL query now: retry later\n",
+        );
+    };
+    let command = worker_command(&program, &state.roots, &date, &scope, output, returns_graph);
+    let limits = WorkerLimits {
+        memory: share as u64,
+        deadline: Some(Instant::now() + state.limits.request_time),
+    };
+    let request_time = state.limits.request_time;
+    let mut answer = stream::streamed(&state, media_type, move |_, out| {
+        let _held = (slot, reservation);
+        let end = run_worker(command, text.as_bytes(), &limits, &mut |chunk| {
+            out.buffer().extend_from_slice(chunk);
+            out.flush_if_full()
+        })
+        .map_err(|error| {
+            tracing::error!(%error, "could not start a SPARQL worker");
+            Failure::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n")
+        })?;
+        worker_outcome(end, share, request_time, &text)
     })
-    .await
+    .await;
+    if let Ok(vary) = "accept, accept-datetime".parse() {
+        answer.headers_mut().insert(header::VARY, vary);
+    }
+    answer
+}
+
+/// A worker's share for people: in MiB from 1 MiB on, else in KiB.
+fn share_text(bytes: usize) -> String {
+    if bytes >= 1024 * 1024 {
+        format!("{} MiB", bytes / (1024 * 1024))
+    } else {
+        format!("{} KiB", bytes / 1024)
+    }
+}
+
+/// The start of a query, for the log: at most 200 bytes.
+fn excerpt(query: &str) -> &str {
+    let mut end = query.len().min(200);
+    while !query.is_char_boundary(end) {
+        end -= 1;
+    }
+    &query[..end]
+}
+
+/// One of the [`MAX_WORKERS`] places for a running worker, given back when dropped.
+struct WorkerSlot(super::State);
+
+impl WorkerSlot {
+    /// A place, or none when every one is taken.
+    fn take(state: &super::State) -> Option<WorkerSlot> {
+        state
+            .sparql_workers
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |running| {
+                (running < MAX_WORKERS).then_some(running + 1)
+            })
+            .ok()
+            .map(|_| WorkerSlot(state.clone()))
+    }
+}
+
+impl Drop for WorkerSlot {
+    fn drop(&mut self) {
+        self.0.sparql_workers.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// `ldwarc sparql --worker` for this query, its answer written as `output` asks.
+fn worker_command(
+    program: &Path,
+    roots: &[std::path::PathBuf],
+    date: &ReplayDate,
+    scope: &Scope,
+    output: OutputChoice,
+    returns_graph: bool,
+) -> Command {
+    let mut command = Command::new(program);
+    command.args(["sparql", "--worker"]);
+    for root in roots {
+        command.arg(format!("--root={}", root.display()));
+    }
+    command.arg(format!("--at={}", date.timestamp()));
+    match scope {
+        Scope::All => {}
+        Scope::Prefix(prefix) => {
+            command.arg(format!("--prefix={prefix}"));
+        }
+        Scope::Host(host) => {
+            command.arg(format!("--host={host}"));
+        }
+        Scope::Domain(domain) => {
+            command.arg(format!("--domain={domain}"));
+        }
+    }
+    let format = if returns_graph {
+        match output.graph {
+            GraphSyntax::NTriples => "nt",
+            GraphSyntax::Turtle => "ttl",
+        }
+    } else {
+        match output.results {
+            ResultsFormat::Json => "json",
+            ResultsFormat::Xml => "xml",
+            ResultsFormat::Csv => "csv",
+            ResultsFormat::Tsv => "tsv",
+            ResultsFormat::Table => "table",
+        }
+    };
+    command.arg(format!("--format={format}"));
+    command.arg(format!("--max-results={MAX_RESULTS}"));
+    command.arg("-");
+    command
+}
+
+/// How a worker's end is answered: nothing more when it wrote its answer, else why not.
+fn worker_outcome(
+    end: WorkerEnd,
+    share: usize,
+    request_time: std::time::Duration,
+    query: &str,
+) -> Result<(), Failure> {
+    match end {
+        WorkerEnd::Exited { status, stderr } => {
+            for line in stderr.lines() {
+                tracing::debug!("sparql worker: {line}");
+            }
+            let said = stderr
+                .lines()
+                .rev()
+                .find_map(|line| line.strip_prefix("ldwarc: error: "))
+                .unwrap_or("the query failed");
+            match status.code() {
+                Some(0 | 1) => Ok(()),
+                Some(worker::EXIT_BAD_QUERY) => {
+                    Err(Failure::new(StatusCode::BAD_REQUEST, format!("{said}\n")))
+                }
+                Some(worker::EXIT_TOO_MANY_RESULTS) => {
+                    Err(Failure::new(StatusCode::FORBIDDEN, format!("{said}\n")))
+                }
+                _ => {
+                    let query = excerpt(query);
+                    tracing::error!(%status, %query, "a SPARQL worker failed: {stderr}");
+                    Err(Failure::new(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "the query failed\n",
+                    ))
+                }
+            }
+        }
+        WorkerEnd::OverMemory { seen } => {
+            let query = excerpt(query);
+            tracing::warn!(seen, share, %query, "a SPARQL query passed its memory share");
+            Err(Failure::new(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "the query needed more than {} of memory, its share of this server's \
+                     memory budget (its dataset and its evaluation together: an ORDER BY, \
+                     GROUP BY or DISTINCT holds every solution): narrow it (LIMIT, a FILTER, \
+                     prefix=, host= or domain=)\n",
+                    share_text(share)
+                ),
+            ))
+        }
+        WorkerEnd::TimedOut => Err(Failure::retry_later(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "the request took longer than {} s; narrow the query\n",
+                request_time.as_secs_f64()
+            ),
+        )),
+        WorkerEnd::Abandoned => Ok(()),
+    }
 }
 
 /// The date of the request: `at=`, else `Accept-Datetime`, else now.
@@ -276,115 +470,21 @@ const fn graph(syntax: GraphSyntax) -> OutputChoice {
     }
 }
 
-/// Runs `work` on a blocking thread; past `limit` the token is cancelled (the work stops at
-/// its next check) and the client gets 503 at once.
-async fn run_within(
-    state: super::State,
-    limit: Duration,
-    work: impl FnOnce(&AppState, CancellationToken) -> Response + Send + 'static,
-) -> Response {
-    let token = CancellationToken::new();
-    let given = token.clone();
-    let task = tokio::task::spawn_blocking(move || work(&state, given));
-    match tokio::time::timeout(limit, task).await {
-        Ok(Ok(response)) => response,
-        Ok(Err(_panic)) => text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
-        Err(_elapsed) => {
-            token.cancel();
-            too_slow(limit)
-        }
-    }
-}
-
-/// Builds the dataset and answers the query (on a blocking thread).
-fn answer_at(
-    state: &AppState,
-    query: &SparqlQuery,
-    scope: &Scope,
-    date: &ReplayDate,
-    output: OutputChoice,
-    token: CancellationToken,
-) -> Response {
-    // The most statements the whole budget could hold: more is refused at once.
-    let max_statements = state.budget.limit() as u64 / STATEMENT_BYTES;
-    let limits = LoadLimits {
-        max_statements: Some(max_statements),
-        cancel: Some(token.clone()),
-        budget: Some(Arc::new(BudgetedStatements {
-            budget: state.budget.clone(),
-            held: Mutex::new(None),
-        })),
-    };
-    let mut report = |line: &str| tracing::warn!("sparql dataset: {line}");
-    let triples = state.triples.single();
-    let triples = triples.as_ref().and_then(|indexes| indexes.first());
-    let result = load_dataset_at(&state.archive, triples, scope, date, &limits, &mut report)
-        .and_then(|dataset| {
-            let mut body = Vec::new();
-            answer(
-                query,
-                &dataset,
-                DefaultGraph::Union,
-                output,
-                Some(token),
-                &mut body,
-            )?;
-            Ok(body)
-        });
-    match result {
-        Ok(body) => {
-            let media_type = if query.form().returns_graph() {
-                output.graph.media_type()
-            } else {
-                output.results.media_type()
-            };
-            let mut answer = response(StatusCode::OK, media_type, body);
-            if let Ok(vary) = "accept, accept-datetime".parse() {
-                answer.headers_mut().insert(header::VARY, vary);
-            }
-            answer
-        }
-        Err(SparqlError::TooLarge(max)) => text_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            &format!(
-                "the dataset at that date holds more than {max} statements, more than this server's memory budget holds; narrow it with prefix=, host= or domain=\n"
-            ),
-        ),
-        Err(SparqlError::OverBudget) => budget::refusal_saying(
-            "the server's memory budget is held by other requests and has no room for the dataset at that date now: retry later, or narrow it with prefix=, host= or domain=\n",
-        ),
-        Err(SparqlError::Cancelled) => too_slow(state.limits.request_time),
-        Err(error) if error.is_client_error() => {
-            text_response(StatusCode::BAD_REQUEST, &format!("{error}\n"))
-        }
-        Err(error) => text_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{error}\n")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn statements_are_reserved_in_the_budget_until_the_dataset_is_dropped() {
-        let budget = MemoryBudget::new(10 * STATEMENT_BYTES as usize);
-        let statements = BudgetedStatements {
-            budget: budget.clone(),
-            held: Mutex::new(None),
-        };
-        assert!(statements.reserve(6));
-        assert!(statements.reserve(4), "6 + 4 statements fill the budget");
-        assert!(!statements.reserve(1), "the eleventh does not fit");
-        assert_eq!(budget.used(), 10 * STATEMENT_BYTES as usize);
-        // Another request finds no room while this one holds the budget.
-        let other = BudgetedStatements {
-            budget: budget.clone(),
-            held: Mutex::new(None),
-        };
-        assert!(!other.reserve(1));
-        drop(statements);
-        assert_eq!(budget.used(), 0);
-        assert!(other.reserve(10));
+    fn shares_are_told_in_mib_or_kib() {
+        assert_eq!(share_text(80 * 1024 * 1024), "80 MiB");
+        assert_eq!(share_text(512 * 1024), "512 KiB");
+    }
+
+    #[test]
+    fn logged_queries_are_cut_at_a_character_boundary() {
+        assert_eq!(excerpt("SELECT * {}"), "SELECT * {}");
+        assert_eq!(excerpt(&"é".repeat(150)), "é".repeat(100));
+        assert_eq!(excerpt(&"a".repeat(300)).len(), 200);
     }
 
     #[test]

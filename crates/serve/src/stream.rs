@@ -52,6 +52,8 @@ pub(crate) struct Failure {
     pub(crate) message: String,
     /// The memory budget was spent: answered 503 with `Retry-After`.
     pub(crate) over_budget: bool,
+    /// The server is busy, not the request wrong: the answer carries `Retry-After`.
+    pub(crate) retry: bool,
 }
 
 impl Failure {
@@ -61,6 +63,15 @@ impl Failure {
             status,
             message: message.into(),
             over_budget: false,
+            retry: false,
+        }
+    }
+
+    /// A failure with `status` and `message` whose answer asks the client to retry later.
+    pub(crate) fn retry_later(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            retry: true,
+            ..Self::new(status, message)
         }
     }
 
@@ -70,6 +81,7 @@ impl Failure {
             status: StatusCode::SERVICE_UNAVAILABLE,
             message: String::new(),
             over_budget: true,
+            retry: true,
         }
     }
 
@@ -77,6 +89,11 @@ impl Failure {
     fn answer(&self) -> Response {
         if self.over_budget {
             return budget::refusal();
+        }
+        if self.retry {
+            let mut response = budget::refusal_saying(&self.message);
+            *response.status_mut() = self.status;
+            return response;
         }
         text_response(self.status, &self.message)
     }
@@ -243,11 +260,16 @@ pub(crate) async fn streamed(
         row_bytes: 0,
     };
     let state = state.clone();
-    // A panic drops the writer without an end: the receiver sees the channel close.
+    let request = super::panics::current_request();
     drop(tokio::task::spawn_blocking(move || {
-        match work(&state, &mut writer) {
-            Ok(()) => writer.finish(),
-            Err(failure) => writer.fail(failure),
+        // A panic (logged) is a failure: 500, or a cut body once the answer has started.
+        match super::panics::caught(&request, || work(&state, &mut writer)) {
+            Some(Ok(())) => writer.finish(),
+            Some(Err(failure)) => writer.fail(failure),
+            None => writer.fail(Failure::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal error\n",
+            )),
         }
     }));
     let first = match tokio::time::timeout(limit, receiver.recv()).await {
@@ -301,16 +323,17 @@ where
         reservation,
         row_bytes: 0,
     };
-    let attempt =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(state, &mut writer)));
+    let attempt = super::panics::caught(&super::panics::current_request(), || {
+        work(state, &mut writer)
+    });
     match attempt {
-        Err(_panic) => text_response(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"),
-        Ok(_) if writer.overflowed => {
+        None => super::panics::internal_error(),
+        Some(_) if writer.overflowed => {
             drop(writer);
             streamed(state, content_type, work).await
         }
-        Ok(Err(failure)) => failure.answer(),
-        Ok(Ok(())) => with_content_type(
+        Some(Err(failure)) => failure.answer(),
+        Some(Ok(())) => with_content_type(
             Response::new(Body::from(std::mem::take(&mut writer.buffer))),
             content_type,
         ),
@@ -376,6 +399,9 @@ mod tests {
             bind: "127.0.0.1:0".parse().unwrap(),
             overview: std::sync::OnceLock::new(),
             triples: crate::tpf::TripleIndexes::new(vec![root.to_path_buf()]),
+            roots: vec![root.to_path_buf()],
+            sparql_worker: None,
+            sparql_workers: std::sync::atomic::AtomicUsize::new(0),
         })
     }
 

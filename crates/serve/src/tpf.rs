@@ -142,15 +142,6 @@ impl TripleIndexes {
             }
         }
     }
-
-    /// The triple index of the one served root, if it has one that reads (for `/sparql`,
-    /// which checks it is current and otherwise replays the WARC files).
-    pub(crate) fn single(&self) -> Option<Arc<Vec<TripleIndex>>> {
-        if self.roots.len() != 1 {
-            return None;
-        }
-        self.load().ok()
-    }
 }
 
 /// `/tpf`: the fragment now.

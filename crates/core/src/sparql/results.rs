@@ -63,21 +63,32 @@ impl GraphSyntax {
     }
 }
 
+/// One more result counted against `max`: refused past it.
+fn count(rows: &mut u64, max: u64) -> Result<(), SparqlError> {
+    if *rows >= max {
+        return Err(SparqlError::TooManyResults(max));
+    }
+    *rows += 1;
+    Ok(())
+}
+
 pub(super) fn write_solutions(
     solutions: QuerySolutionIter<'_>,
     format: ResultsFormat,
+    max: u64,
     out: &mut dyn Write,
 ) -> Result<Answered, SparqlError> {
     let variables = solutions.variables().to_vec();
     let Some(w3c) = format.w3c() else {
-        return write_table(solutions, out);
+        return write_table(solutions, max, out);
     };
     let mut serializer =
         QueryResultsSerializer::from_format(w3c).serialize_solutions_to_writer(out, variables)?;
     let mut rows = 0;
     for solution in solutions {
-        serializer.serialize(&solution?)?;
-        rows += 1;
+        let solution = solution?;
+        count(&mut rows, max)?;
+        serializer.serialize(&solution)?;
     }
     serializer.finish()?;
     Ok(Answered { rows })
@@ -100,6 +111,7 @@ pub(super) fn write_boolean(
 pub(super) fn write_graph(
     triples: QueryTripleIter<'_>,
     syntax: GraphSyntax,
+    max: u64,
     out: &mut dyn Write,
 ) -> Result<Answered, SparqlError> {
     let mut rows = 0;
@@ -107,14 +119,16 @@ pub(super) fn write_graph(
         GraphSyntax::NTriples => {
             for triple in triples {
                 let triple = triple?;
+                count(&mut rows, max)?;
                 writeln!(out, "{triple} .")?;
-                rows += 1;
             }
         }
         GraphSyntax::Turtle => {
             let mut graph = Graph::new();
+            let mut seen = 0;
             for triple in triples {
                 let triple = triple?;
+                count(&mut seen, max)?;
                 graph.insert_spelled(
                     &triple.subject.to_string(),
                     &triple.predicate.to_string(),
@@ -134,12 +148,15 @@ pub(super) fn write_graph(
 /// padded to their widest cell (all rows are gathered first to know the widths).
 fn write_table(
     solutions: QuerySolutionIter<'_>,
+    max: u64,
     out: &mut dyn Write,
 ) -> Result<Answered, SparqlError> {
     let variables = solutions.variables().to_vec();
     let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut counted = 0;
     for solution in solutions {
         let solution = solution?;
+        count(&mut counted, max)?;
         rows.push(
             variables
                 .iter()

@@ -516,7 +516,16 @@ fn dataset_lines(dataset: &crate::sparql::ArchiveDataset) -> Vec<String> {
         graph: GraphSyntax::NTriples,
     };
     let mut out = Vec::new();
-    crate::sparql::answer(&query, dataset, DefaultGraph::Union, output, None, &mut out).unwrap();
+    crate::sparql::answer(
+        &query,
+        dataset,
+        DefaultGraph::Union,
+        output,
+        None,
+        None,
+        &mut out,
+    )
+    .unwrap();
     let mut lines: Vec<String> = String::from_utf8(out)
         .unwrap()
         .lines()
