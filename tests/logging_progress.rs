@@ -228,11 +228,17 @@ fn global_quiet_is_checks_quiet() {
 fn library_crates_do_not_print() {
     let crates = common::manifest_dir().join("crates");
     let mut offenders = Vec::new();
-    for file in rust_files(&crates) {
+    let files = rust_files(&crates);
+    let test_modules = test_module_files(&files);
+    for file in files {
         // Test code, example programs and benchmarks (which are binaries) may print.
-        if file.components().any(|c| {
-            c.as_os_str() == "tests" || c.as_os_str() == "examples" || c.as_os_str() == "benches"
-        }) {
+        if test_modules.contains(&file)
+            || file.components().any(|c| {
+                c.as_os_str() == "tests"
+                    || c.as_os_str() == "examples"
+                    || c.as_os_str() == "benches"
+            })
+        {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap();
@@ -261,6 +267,37 @@ fn library_crates_do_not_print() {
         "library code prints:\n{}",
         offenders.join("\n")
     );
+}
+
+/// The files of unit-test modules declared in a file of their own (`#[cfg(test)]` on the
+/// line before `mod NAME;`): `NAME.rs` beside a `lib.rs` or `mod.rs`, else in the folder
+/// named after the declaring file.
+fn test_module_files(files: &[PathBuf]) -> std::collections::HashSet<PathBuf> {
+    let mut found = std::collections::HashSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for pair in lines.windows(2) {
+            let Some(name) = pair[1]
+                .strip_prefix("mod ")
+                .and_then(|rest| rest.strip_suffix(';'))
+            else {
+                continue;
+            };
+            if pair[0] != "#[cfg(test)]" {
+                continue;
+            }
+            let parent = file.parent().unwrap();
+            let folder = match file.file_stem().and_then(|s| s.to_str()) {
+                Some("lib" | "mod" | "main") => parent.to_path_buf(),
+                Some(stem) => parent.join(stem),
+                None => continue,
+            };
+            found.insert(folder.join(format!("{name}.rs")));
+            found.insert(folder.join(name).join("mod.rs"));
+        }
+    }
+    found
 }
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {

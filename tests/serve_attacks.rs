@@ -968,3 +968,44 @@ fn the_sparql_command_is_bounded_in_memory_and_results() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("SERVICE is not supported"), "{stderr}");
 }
+
+/// A query that computes for long before it writes anything is stopped when its client goes
+/// away, not at the time limit: a disconnected client held a worker (one of the two) and a
+/// quarter of the budget until the deadline.
+#[test]
+fn a_sparql_worker_stops_when_its_client_goes_away() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let (_dir, root) = archive();
+    let server = LdwarcServer::start(&root, &["--request-timeout", "60s"]);
+    let query = counted_values_product();
+    let mut client = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(
+        client,
+        "POST /sparql?at=2030 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/sparql-query\r\nContent-Length: {}\r\n\r\n{query}",
+        query.len()
+    )
+    .unwrap();
+    // The worker starts and computes (it writes nothing before its count is done).
+    let started = Instant::now();
+    while children_of(server.pid()).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no worker started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !children_of(server.pid()).is_empty(),
+        "the worker still counts"
+    );
+    drop(client);
+    let left = Instant::now();
+    assert!(
+        workers_gone(&server),
+        "the worker outlived its client by 5 s"
+    );
+    assert!(left.elapsed() < Duration::from_secs(5));
+    assert_eq!(server.get("/cdx?url=example.org/nothing").status, 200);
+}

@@ -171,18 +171,19 @@ pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
     ReplayDate::parse(date_text).map_err(|e| invalid(format!("--at: {e}")))?;
     let (text, source) = read_query(&args.query)?;
     // The query is checked before the archive is read: a typo costs no dataset build.
-    let query = on_query_stack(|| SparqlQuery::parse(&text, None))
+    // Parsed and dropped on the query stack: both recurse once per level of nesting.
+    let form = on_query_stack(|| SparqlQuery::parse(&text, None).map(|query| query.form()))
         .and_then(|parsed| parsed)
         .map_err(|e| invalid(format!("{source}: {}", to_io(e))))?;
-    output_choice(args.format, query.form().returns_graph())?;
-    drop(query);
-    let program = std::env::current_exe()
+    output_choice(args.format, form.returns_graph())?;
+    let program = ldwarc_core::sparql::worker::this_program()
         .map_err(|e| io::Error::other(format!("finding this program to run the query: {e}")))?;
     let mut command = std::process::Command::new(program);
     command.args(worker_arguments(&args));
     let limits = WorkerLimits {
         memory: args.max_memory,
         deadline: None,
+        abandoned: None,
     };
     let mut out = io::stdout().lock();
     let mut write_failed = None;

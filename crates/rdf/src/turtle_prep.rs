@@ -57,7 +57,7 @@ pub(crate) fn for_sophia(body: &[u8]) -> Cow<'_, [u8]> {
             // An escape in a local name (`ex:a\#b`): the escaped character is not a comment.
             b'\\' => Some(at + 2),
             // A blank node label, unless inside a name (`ex:a_:b` is one local name).
-            b'_' if body.get(at + 1) == Some(&b':') && (at == 0 || !is_name_byte(body[at - 1])) => {
+            b'_' if body.get(at + 1) == Some(&b':') && label_starts(body, at) => {
                 let end = label_end(body, at + 2);
                 if dotted_label(body, at + 2) {
                     let mut label = Vec::with_capacity(2 * (end - at));
@@ -158,6 +158,30 @@ fn short_string_end(body: &[u8], from: usize, quote: u8) -> Option<usize> {
 /// `:`, `.`, `%`, or any byte of a non-ASCII character).
 fn is_name_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte >= 0x80 || matches!(byte, b'_' | b'-' | b':' | b'.' | b'%')
+}
+
+/// Whether the `_:` at `at` starts a blank node label rather than continuing a name: it
+/// does after anything but a name, and after a statement's final `.` (`<o>._:b`, `1._:b`),
+/// but not after a `.` inside a prefixed name or label (`ex:a._:b` is one local name).
+fn label_starts(body: &[u8], at: usize) -> bool {
+    let before_dots = body[..at].iter().rposition(|&byte| byte != b'.');
+    if before_dots.map(|i| i + 1) == Some(at) {
+        // No dot right before: a name byte there makes `_:` part of that name.
+        return !is_name_byte(body[at - 1]);
+    }
+    let Some(last) = before_dots else {
+        return true;
+    };
+    if !is_name_byte(body[last]) {
+        return true;
+    }
+    // Dots after a name: inside it when the name is prefixed (`ex:a.`, `_:b.`), else they
+    // end a statement after a number or a keyword.
+    let token_start = body[..=last]
+        .iter()
+        .rposition(|&byte| !is_name_byte(byte) || byte == b'.')
+        .map_or(0, |i| i + 1);
+    !body[token_start..=last].contains(&b':')
 }
 
 /// The end of the blank node label starting at `from` (after `_:`): letters, digits, `_`,

@@ -108,6 +108,25 @@ fn a_blank_node_label_with_two_dots_in_a_row_is_read_not_a_panic() {
 }
 
 #[test]
+fn a_dotted_label_right_after_a_statements_dot_is_the_same_label() {
+    all_paths_give(
+        "_:b.c <http://a.example/p> \"1\" .\n<http://a.example/s> <http://a.example/p> <http://a.example/o>._:b.c <http://a.example/p> \"2\" .\n",
+        &Ok(concat!(
+            "_:b0 <http://a.example/p> \"1\" .\n",
+            "<http://a.example/s> <http://a.example/p> <http://a.example/o> .\n",
+            "_:b0 <http://a.example/p> \"2\" .\n",
+        )),
+    );
+    all_paths_give(
+        "<http://a.example/s> <http://a.example/p> 1._:b..c <http://a.example/p> _:b..c .\n",
+        &Ok(concat!(
+            "<http://a.example/s> <http://a.example/p> \"1\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n",
+            "_:b0 <http://a.example/p> _:b0 .\n",
+        )),
+    );
+}
+
+#[test]
 fn a_panic_in_a_parser_is_the_documents_error() {
     /// A sink that fails as a parser bug would.
     struct Panicking;

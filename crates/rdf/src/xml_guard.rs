@@ -71,6 +71,8 @@ impl<'b> Scan<'b> {
                 tag_end(body, start + 2)
             } else {
                 let end = tag_end(body, start + 1);
+                // Attribute values expand entity references as text does.
+                self.references_in(start + 1, end)?;
                 let empty = end >= 2 && body[end - 2] == b'/' && end - 2 > start;
                 if !empty && rest.len() > 1 && is_name_start(rest[1]) {
                     depth += 1;
@@ -101,6 +103,18 @@ impl<'b> Scan<'b> {
             self.add(size, start)?;
         }
         Ok(name_end.max(start + 1))
+    }
+
+    /// Counts every reference between `from` and `to` (a start tag's attribute values).
+    fn references_in(&mut self, from: usize, to: usize) -> Result<(), String> {
+        let mut at = from;
+        while at < to {
+            let Some(found) = memchr::memchr(b'&', &self.body[at..to]) else {
+                break;
+            };
+            at = self.reference(at + found)?;
+        }
+        Ok(())
     }
 
     fn add(&mut self, size: u64, at: usize) -> Result<(), String> {
@@ -312,6 +326,21 @@ mod tests {
         // Without the DOCTYPE the same references are not entities of ours to expand.
         let plain = doc.split_once("]>").unwrap().1;
         assert_eq!(check(plain.as_bytes()), Ok(()));
+    }
+
+    #[test]
+    fn references_in_attribute_values_count_against_the_bound() {
+        // The parser expands references in attribute values too: 2,000 references to a
+        // 1,000-byte entity in one attribute are 2 MB from a 10 KB document.
+        let references = "&big;".repeat(2000);
+        for tag in [
+            format!("<r a=\"{references}\"/>"),
+            format!("<r a='{references}'></r>"),
+        ] {
+            let doc = format!("<!DOCTYPE r [<!ENTITY big \"{}\">]>{tag}", "x".repeat(1000));
+            let error = check(doc.as_bytes()).unwrap_err();
+            assert!(error.contains("entity references at byte"), "{error}");
+        }
     }
 
     #[test]

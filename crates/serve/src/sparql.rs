@@ -168,17 +168,19 @@ async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Re
         Ok(scope) => scope,
         Err(message) => return bad(&message),
     };
-    // Parsed on a thread of its own: the parser recurses once per level of nesting.
+    // Parsed, and dropped, on a thread of its own: the parser and the drop of a parsed query
+    // recurse once per level of nesting. Only the query's form leaves that thread.
     let checked = text.clone();
     let request = panics::current_request();
     let parsed = tokio::task::spawn_blocking(move || {
         panics::caught(&request, || {
-            on_query_stack(|| SparqlQuery::parse(&checked, None)).and_then(|parsed| parsed)
+            on_query_stack(|| SparqlQuery::parse(&checked, None).map(|query| query.form()))
+                .and_then(|parsed| parsed)
         })
     })
     .await;
-    let query = match parsed {
-        Ok(Some(Ok(query))) => query,
+    let form = match parsed {
+        Ok(Some(Ok(form))) => form,
         Ok(Some(Err(error))) if error.is_client_error() => return bad(&error.to_string()),
         Ok(Some(Err(error))) => {
             return text_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{error}\n"));
@@ -189,23 +191,22 @@ async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Re
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("*/*");
-    let Some(output) = negotiate(accept, query.form().returns_graph()) else {
+    let Some(output) = negotiate(accept, form.returns_graph()) else {
         return text_response(
             StatusCode::NOT_ACCEPTABLE,
-            if query.form().returns_graph() {
+            if form.returns_graph() {
                 "this query returns a graph: accept application/n-triples or text/turtle\n"
             } else {
                 "accept application/sparql-results+json, application/sparql-results+xml, text/csv or text/tab-separated-values\n"
             },
         );
     };
-    let returns_graph = query.form().returns_graph();
+    let returns_graph = form.returns_graph();
     let media_type = if returns_graph {
         output.graph.media_type()
     } else {
         output.results.media_type()
     };
-    drop(query);
     let Some(program) = state.sparql_worker.clone() else {
         return text_response(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -229,10 +230,15 @@ async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Re
     let limits = WorkerLimits {
         memory: share as u64,
         deadline: Some(Instant::now() + state.limits.request_time),
+        abandoned: None,
     };
     let request_time = state.limits.request_time;
     let mut answer = stream::streamed(&state, media_type, move |_, out| {
         let _held = (slot, reservation);
+        let limits = WorkerLimits {
+            abandoned: Some(out.abandoned_probe()),
+            ..limits
+        };
         let end = run_worker(command, text.as_bytes(), &limits, &mut |chunk| {
             out.buffer().extend_from_slice(chunk);
             out.flush_if_full()

@@ -21,6 +21,8 @@ use axum::response::Response;
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
+use ldwarc_core::sparql::worker::AbandonedProbe;
+
 use super::budget::{self, Reservation};
 use super::{State, text_response};
 
@@ -156,6 +158,16 @@ impl BodyWriter {
     /// Whether the client went away (nothing more will be sent).
     pub(crate) fn is_gone(&self) -> bool {
         self.gone
+    }
+
+    /// A probe another thread can ask whether the client went away (the answer's receiver is
+    /// dropped): a worker that computes long before writing is stopped then. Always false
+    /// for an inline attempt, which has no receiver yet.
+    pub(crate) fn abandoned_probe(&self) -> AbandonedProbe {
+        let sender = self.sender.clone();
+        AbandonedProbe(std::sync::Arc::new(move || {
+            sender.as_ref().is_some_and(mpsc::Sender::is_closed)
+        }))
     }
 
     /// Whether nobody waits for this answer any more: the client went away, or the answer

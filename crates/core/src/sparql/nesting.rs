@@ -10,8 +10,9 @@
 //! one level plus one for each item inside it that the algebra chains into a nested tree:
 //! operators (`||`, `&&`, `+`, `-`, `*`, `/`, `|`, `^`, `!`), the keywords that combine
 //! patterns (`UNION`, `OPTIONAL`, `MINUS`, `SELECT`), groups side by side (`{…} {…}`, joined
-//! two by two) and triple pattern separators (`.`, `;`, `,`, four each: see
-//! [`TRIPLE_PATTERN_WEIGHT`]). A query's nesting is the largest
+//! two by two) and triple pattern separators (`.`, `;`, `,` outside argument lists: see
+//! [`TRIPLE_PATTERN_WEIGHT`]). What looks like an IRI (`<…>`) is skipped, but the brackets
+//! and negations inside it count, since the parser may read its `<` as a comparison. A query's nesting is the largest
 //! sum of those counts over the brackets open at any point; [`MAX_QUERY_NESTING`] bounds it.
 
 /// The deepest nesting a query may have (see the module documentation for how it is
@@ -19,8 +20,11 @@
 /// FILTER of five comparisons nests about 55 levels.
 pub const MAX_QUERY_NESTING: usize = 256;
 
-/// What one separator of triple patterns (`.`, `;`, `,`) counts.
-const TRIPLE_PATTERN_WEIGHT: usize = 4;
+/// What one separator of triple patterns (`.`, `;`, `,`) counts. One, as a level of the
+/// join tree: the time a large group of patterns takes to plan is bounded by the request's
+/// deadline (the server) or is the user's own (`ldwarc sparql`), and a worker process that
+/// overflows its stack takes no other query down.
+const TRIPLE_PATTERN_WEIGHT: usize = 1;
 
 /// Where a query first nests deeper than [`MAX_QUERY_NESTING`]: its 1-based line and column
 /// (in characters), or none when it stays within the limit.
@@ -39,6 +43,8 @@ fn first_offset_past(text: &[u8], limit: usize) -> Option<usize> {
     // Per open bracket: the items chained inside it so far. `total` is the sum over the
     // stack of (1 + items): the nesting at this point.
     let mut open: Vec<usize> = Vec::new();
+    // The kind of each open bracket: a `,` inside `(…)` separates arguments (a flat list).
+    let mut kinds: Vec<u8> = Vec::new();
     let mut total = 0usize;
     let mut at = 0;
     // One more item in the innermost bracket (or at the top level); the offset when that
@@ -69,6 +75,17 @@ fn first_offset_past(text: &[u8], limit: usize) -> Option<usize> {
             }
             b'<' => {
                 if let Some(end) = iri_end(text, at) {
+                    // Where the parser reads a comparison (`1<((((…>`), what looks like an
+                    // IRI is code: its brackets and negations count as items, so that no
+                    // reading of the `<` can hide nesting from the scan. Closing brackets
+                    // inside it give nothing back.
+                    for &inner in &text[at + 1..end] {
+                        if matches!(inner, b'(' | b'[' | b'!')
+                            && let Some(past) = chain(&mut open, &mut total, at)
+                        {
+                            return Some(past);
+                        }
+                    }
                     at = end;
                     continue;
                 }
@@ -88,6 +105,7 @@ fn first_offset_past(text: &[u8], limit: usize) -> Option<usize> {
                     return Some(past);
                 }
                 open.push(0);
+                kinds.push(byte);
                 total += 1;
                 if total > limit {
                     return Some(at);
@@ -95,6 +113,7 @@ fn first_offset_past(text: &[u8], limit: usize) -> Option<usize> {
             }
             b')' | b'}' | b']' => {
                 if let Some(items) = open.pop() {
+                    kinds.pop();
                     total -= items + 1;
                 }
             }
@@ -111,8 +130,9 @@ fn first_offset_past(text: &[u8], limit: usize) -> Option<usize> {
                     return Some(past);
                 }
             }
-            // Triple patterns side by side: the optimiser's cost grows with about the fourth
-            // power of their number (250 took a minute), so each counts four.
+            // Arguments of a call and the members of an IN list are a flat list.
+            b',' if kinds.last() == Some(&b'(') => {}
+            // Triple patterns side by side: the evaluator joins them two by two.
             b'.' | b';' | b',' => {
                 for _ in 0..TRIPLE_PATTERN_WEIGHT {
                     if let Some(past) = chain(&mut open, &mut total, at) {
@@ -203,7 +223,8 @@ fn iri_end(text: &[u8], at: usize) -> Option<usize> {
     while let Some(&byte) = text.get(i) {
         match byte {
             b'>' => return Some(i + 1),
-            b'<' | b'"' | b'{' | b'}' | b'|' | b'^' | b'`' | b'\\' => return None,
+            // A backslash stays: the parser reads `\uXXXX` escapes inside IRIs.
+            b'<' | b'"' | b'{' | b'}' | b'|' | b'^' | b'`' => return None,
             byte if byte <= b' ' => return None,
             _ => i += 1,
         }
@@ -260,9 +281,10 @@ mod tests {
         assert_eq!(nesting("ASK { ?s <a:p>/<a:q>/<a:r> ?o }"), 2 + 2);
         assert_eq!(nesting("ASK { ?s !<a:p> ?o FILTER(?o != 1) }"), 2 + 1 + 1);
         assert_eq!(nesting("ASK { ?s ?p \"x\"^^<a:t> }"), 2);
-        // Strings, IRIs and comments hold anything.
+        // Strings and comments hold anything; brackets inside what looks like an IRI count
+        // (the parser may read its `<` as a comparison), once each.
         let hidden = "ASK { ?s ?p \"((((\\\"((((\" . ?s ?p '''{{{''' . ?s <a:((((> ?o } # ((((\n";
-        assert_eq!(nesting(hidden), 2 + 2 * TRIPLE_PATTERN_WEIGHT);
+        assert_eq!(nesting(hidden), 2 + 2 * TRIPLE_PATTERN_WEIGHT + 4);
         // Names keep their dashes and dots; a comparison is not an IRI.
         assert_eq!(nesting("ASK { ?s ex:a-b.c 1.5e-3 FILTER(?s < ?o) }"), 2 + 1);
         // Groups side by side chain; closed brackets give their levels back.
@@ -297,6 +319,53 @@ mod tests {
             too_deep_at(&format!("#x\n{}", "(".repeat(MAX_QUERY_NESTING + 1))),
             Some((2, 1 + MAX_QUERY_NESTING))
         );
+    }
+
+    #[test]
+    fn nothing_that_looks_like_an_iri_hides_nesting() {
+        let deep = "(".repeat(60_000);
+        for query in [
+            // `<` read as a comparison: the brackets after it are code.
+            format!("ASK{{FILTER(1<{deep}>"),
+            format!("ASK{{FILTER(1<{deep}2>1{})}}", ")".repeat(60_000)),
+            // A `\u` escape inside an IRI: the `#` after it is part of the IRI, not a comment.
+            format!(
+                "ASK {{ ?s ?p <http://e.org/\\u0061#x> . FILTER({deep}true{}) }}",
+                ")".repeat(60_000)
+            ),
+            // Closing brackets inside an IRI give no level back.
+            format!("ASK {{ FILTER({}", "((<a:))))>".repeat(20_000)),
+        ] {
+            assert!(too_deep_at(&query).is_some(), "{}", &query[..60]);
+        }
+    }
+
+    #[test]
+    fn large_real_queries_stay_within_the_limit() {
+        let patterns: String = (0..100)
+            .map(|n| format!("  ?s <http://e.org/p{n}> ?o{n} .\n"))
+            .collect();
+        let query = format!("SELECT * WHERE {{\n{patterns}}}");
+        assert_eq!(too_deep_at(&query), None, "100 triple patterns");
+        let pairs: String = (0..100).map(|n| format!(" ex:p{n} ?o{n} ;")).collect();
+        assert_eq!(
+            too_deep_at(&format!("SELECT * {{ ?s{pairs} a ex:C }}")),
+            None
+        );
+        let members: Vec<String> = (0..1000).map(|n| format!("<http://e.org/{n}>")).collect();
+        let query = format!(
+            "SELECT * {{ ?s ?p ?o FILTER(?o IN ({})) }}",
+            members.join(", ")
+        );
+        assert_eq!(too_deep_at(&query), None, "an IN list of 1,000");
+        let template: String = (0..100).map(|n| format!("?s ex:p{n} ?o{n} . ")).collect();
+        let query = format!("CONSTRUCT {{ {template} }} WHERE {{ {patterns} }}");
+        assert_eq!(too_deep_at(&query), None, "a template of 100 triples");
+        // DBpedia's IRIs hold parentheses.
+        let iris: String = (0..60)
+            .map(|n| format!("?s ?p <http://dbpedia.org/resource/Name_(thing{n})> .\n"))
+            .collect();
+        assert_eq!(too_deep_at(&format!("ASK {{ {iris} }}")), None);
     }
 
     #[test]

@@ -33,6 +33,17 @@ const CHUNK_BYTES: usize = 64 * 1024;
 /// Bytes of a worker's standard error kept (its last ones: the error, if any, ends it).
 const STDERR_BYTES: usize = 64 * 1024;
 
+/// This program, to run as a worker. On Linux the running program itself
+/// (`/proc/self/exe`), even when its file was replaced by an upgrade or deleted since it
+/// started: a worker of another version could read its arguments otherwise.
+pub fn this_program() -> io::Result<std::path::PathBuf> {
+    let running = std::path::Path::new("/proc/self/exe");
+    if cfg!(target_os = "linux") && running.exists() {
+        return Ok(running.to_path_buf());
+    }
+    std::env::current_exe()
+}
+
 /// What a worker may use.
 #[derive(Clone, Debug, Default)]
 pub struct WorkerLimits {
@@ -41,6 +52,20 @@ pub struct WorkerLimits {
     pub memory: u64,
     /// When the worker is killed if it has not ended ([`WorkerEnd::TimedOut`]).
     pub deadline: Option<Instant>,
+    /// Whether nobody waits for the answer any more (a client that went away), asked at every
+    /// sample: a worker that computes for long before it writes is killed then
+    /// ([`WorkerEnd::Abandoned`]), not only when its output finds nobody to take it.
+    pub abandoned: Option<AbandonedProbe>,
+}
+
+/// Tells whether the caller of a worker has gone away.
+#[derive(Clone)]
+pub struct AbandonedProbe(pub Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl std::fmt::Debug for AbandonedProbe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AbandonedProbe")
+    }
 }
 
 /// How a worker ended.
@@ -175,6 +200,10 @@ fn watch(
             kill(child, killed, KILLED_AT_DEADLINE);
             return;
         }
+        if limits.abandoned.as_ref().is_some_and(|probe| (probe.0)()) {
+            kill(child, killed, KILLED_ABANDONED);
+            return;
+        }
         std::thread::sleep(SAMPLE_EVERY);
     }
 }
@@ -247,6 +276,7 @@ mod tests {
             &WorkerLimits {
                 memory: ENOUGH,
                 deadline: None,
+                abandoned: None,
             },
             &mut |chunk| {
                 got.extend_from_slice(chunk);
@@ -273,6 +303,7 @@ mod tests {
             &WorkerLimits {
                 memory: ENOUGH,
                 deadline: Some(Instant::now() + Duration::from_millis(200)),
+                abandoned: None,
             },
             &mut |_| true,
         )
@@ -288,6 +319,7 @@ mod tests {
             &WorkerLimits {
                 memory: 16 << 20,
                 deadline: Some(Instant::now() + Duration::from_secs(20)),
+                abandoned: None,
             },
             &mut |_| true,
         )
@@ -304,6 +336,7 @@ mod tests {
             &WorkerLimits {
                 memory: ENOUGH,
                 deadline: None,
+                abandoned: None,
             },
             &mut |_| false,
         )
