@@ -344,3 +344,54 @@ fn a_crawl_archives_a_billion_laughs_and_goes_on() {
         .collect();
     assert_eq!(captured.len(), 1, "{lines}");
 }
+
+/// An archived entity bomb through the server (a negotiated memento, a `/capture` page) and
+/// the triple index: each ends in a bounded answer while the server keeps answering `/cdx`
+/// within its budget (these drove `serve` to 4 GB and `index --triples` past 4 GB).
+#[test]
+fn an_archived_billion_laughs_costs_the_server_and_the_triple_index_nothing() {
+    use crate::serve_server::LdwarcServer;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("archive");
+    let url = "http://example.org/lol.rdf";
+    let exchange = Exchange::ok(
+        url,
+        "2024-03-01T12:00:00Z",
+        "application/rdf+xml",
+        billion_laughs().as_bytes(),
+    );
+    write_archive(&root, &[exchange]);
+
+    let started = Instant::now();
+    let done = measured(
+        dir.path(),
+        &["index", "--triples", "--root", root.to_str().unwrap()],
+    );
+    assert!(done.elapsed < Duration::from_secs(10), "{:?}", done.elapsed);
+    assert!(done.peak_rss_mb < 300, "peak RSS {} MB", done.peak_rss_mb);
+    assert!(
+        done.stderr.contains("XML entity references at byte "),
+        "{}",
+        done.stderr
+    );
+
+    let server = LdwarcServer::start(&root, &["--memory-budget", "256MiB"]);
+    let memento = server.get_with(
+        &format!("/web/20240301120000/{url}"),
+        &[("Accept", "text/turtle")],
+    );
+    // Turtle cannot be made of it: the capture is answered as archived, unexpanded.
+    assert_eq!(memento.status, 200);
+    assert_eq!(memento.text(), billion_laughs());
+    let page = server.get(&format!("/capture?url={url}&ts=20240301120000"));
+    assert_eq!(page.status, 200, "{}", page.text());
+    assert!(
+        !page.text().contains("lollollol"),
+        "the page expanded the entity"
+    );
+    assert_eq!(server.get("/cdx?url=example.org/lol.rdf").status, 200);
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap();
+    let peak_mb = high_water_kb(&status).unwrap() / 1024;
+    assert!(peak_mb < 256 + 200, "the server peaked at {peak_mb} MB");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
