@@ -17,7 +17,7 @@
 
 /// The deepest nesting a query may have (see the module documentation for how it is
 /// counted). Real queries stay far below: a query of ten triple patterns, two OPTIONALs and a
-/// FILTER of five comparisons nests about 55 levels.
+/// FILTER of five comparisons nests a few dozen levels.
 pub const MAX_QUERY_NESTING: usize = 256;
 
 /// What one separator of triple patterns (`.`, `;`, `,`) counts. One, as a level of the
