@@ -120,10 +120,7 @@ fn extract_plain(
     out: &mut impl Write,
 ) -> io::Result<()> {
     let (header, record_type, uri, length) = read_record_header(input)?;
-    let mut block: Box<dyn BufRead + '_> = match length {
-        Some(length) => Box::new(input.take(length)),
-        None => Box::new(input),
-    };
+    let mut block = input.take(length.unwrap_or(u64::MAX));
     let http = if length != Some(0)
         && matches!(record_type.as_str(), "response" | "request" | "revisit")
         && (uri.starts_with("http:") || uri.starts_with("https:"))
@@ -136,6 +133,7 @@ fn extract_plain(
         ExtractPart::Payload => {
             let mut rest = Vec::new();
             block.read_to_end(&mut rest)?;
+            whole_block(length, block.limit())?;
             out.write_all(&content(rest, http.as_ref()))
         }
         ExtractPart::Record | ExtractPart::Headers => {
@@ -145,9 +143,27 @@ fn extract_plain(
             }
             if part == ExtractPart::Record {
                 io::copy(&mut block, out)?;
+                whole_block(length, block.limit())?;
             }
             Ok(())
         }
+    }
+}
+
+/// Fails when a block read to its end held fewer bytes than its `Content-Length`: the file
+/// ends inside the record, or its gzip member does (a record split over several members,
+/// which `extract` reads one of, as warcio does). What was read is not the record.
+fn whole_block(length: Option<u64>, missing: u64) -> io::Result<()> {
+    match length {
+        Some(length) if missing > 0 => Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!(
+                "the record's block ends after {} of its {length} bytes (the file or the \
+                 record's gzip member ends inside it)",
+                length - missing
+            ),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -459,6 +475,44 @@ mod tests {
             [headers.as_bytes(), b"hello"].concat()
         );
         assert_eq!(run(&record, ExtractPart::Payload), b"hello");
+    }
+
+    /// A record whose block ends early, in the file or in its gzip member (a record split
+    /// over two members), is an error, never the part of it that was there.
+    #[test]
+    fn a_block_cut_short_is_an_error_not_a_shorter_record() {
+        let body = b"HTTP/1.1 200 OK\r\nContent-Type: text/turtle\r\n\r\n<a:s> <a:p> <a:o> .\n";
+        let mut record = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a.example/\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        record.extend_from_slice(body);
+        record.extend_from_slice(b"\r\n\r\n");
+        let gzip = |bytes: &[u8]| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(bytes).expect("compress");
+            gz.finish().expect("compress")
+        };
+        let cut = record.len() - 20;
+        let split = [gzip(&record[..cut]), gzip(&record[cut..])].concat();
+        for (what, file) in [("plain", record[..cut].to_vec()), ("split", split)] {
+            for part in [ExtractPart::Record, ExtractPart::Payload] {
+                let mut out = Vec::new();
+                let error = extract(&file[..], part, &mut out).unwrap_err();
+                assert_eq!(error.kind(), io::ErrorKind::UnexpectedEof, "{what}");
+                assert!(
+                    error.to_string().contains(&format!(
+                        "ends after {} of its {} bytes",
+                        body.len() - 16,
+                        body.len()
+                    )),
+                    "{what}: {error}"
+                );
+            }
+        }
+        // The head alone does not need the whole block.
+        assert!(!run(&gzip(&record), ExtractPart::Headers).is_empty());
     }
 
     #[test]
