@@ -99,9 +99,12 @@ fn killed_crawls_resume_without_loss_or_duplicates() {
     for url in &expected {
         assert!(requests.contains_key(url), "{url} never requested");
     }
+    // A kill loses the requests in flight and the documents fetched but not yet committed by
+    // the archiver (its queue): on a loaded machine (the whole suite on two cores) the queue
+    // holds about as many as are in flight, so each kill may repeat up to twice CONCURRENCY.
     let repeated: usize = requests.values().map(|n| n - 1).sum();
     assert!(
-        repeated <= kills * CONCURRENCY,
+        repeated <= kills * 2 * CONCURRENCY,
         "{repeated} repeated requests after {kills} kills of {CONCURRENCY} in flight"
     );
 

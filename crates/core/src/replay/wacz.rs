@@ -214,11 +214,11 @@ struct Resource {
     ldwarc_path: Option<String>,
 }
 
-/// A writer that hashes what passes through it.
-struct Hashing<W> {
-    inner: W,
-    hasher: Sha256,
-    bytes: u64,
+/// A writer that hashes and counts what passes through it.
+pub(super) struct Hashing<W> {
+    pub(super) inner: W,
+    pub(super) hasher: Sha256,
+    pub(super) bytes: u64,
 }
 
 impl<W: Write> Write for Hashing<W> {
@@ -234,7 +234,8 @@ impl<W: Write> Write for Hashing<W> {
     }
 }
 
-fn sha256_hex(digest: impl AsRef<[u8]>) -> String {
+/// A SHA-256 digest as WACZ spells it: `sha256:` and lower-case hex.
+pub(super) fn sha256_hex(digest: impl AsRef<[u8]>) -> String {
     let mut text = String::from("sha256:");
     for byte in digest.as_ref() {
         text.push_str(&format!("{byte:02x}"));

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read};
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 
 use ldwarc_warc::{FileFormat, WarcReader};
 
-use super::wacz::{SUPPORTED_VERSIONS, check_signature};
+use super::wacz::{Hashing, SUPPORTED_VERSIONS, check_signature, sha256_hex};
 
 /// The most a WARC resource may inflate: its size over its stored (compressed) size in the
 /// zip. WARC files are stored gzipped (ratio 1) and plain WARC text deflates about 3 to 10
@@ -64,14 +64,6 @@ fn invalid(package: &Path, message: impl std::fmt::Display) -> io::Error {
 /// An I/O error with the path it happened on (a bare `os error 2` says nothing).
 fn at(path: &Path) -> impl Fn(io::Error) -> io::Error + '_ {
     move |e| io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-}
-
-fn sha256_hex(digest: impl AsRef<[u8]>) -> String {
-    let mut text = String::from("sha256:");
-    for byte in digest.as_ref() {
-        text.push_str(&format!("{byte:02x}"));
-    }
-    text
 }
 
 /// Copies the WARC files of the WACZ package at `package` into the archive at `root`
@@ -339,26 +331,6 @@ fn refuse_present(package: &Path, plan: &[Planned], warc_dir: &Path) -> io::Resu
     Ok(())
 }
 
-/// A writer that hashes and counts what passes through it.
-struct Hashing<W> {
-    inner: W,
-    hasher: Sha256,
-    bytes: u64,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
-        let written = self.inner.write(buffer)?;
-        self.hasher.update(&buffer[..written]);
-        self.bytes += written as u64;
-        Ok(written)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 /// Extracts one resource to `temporary`, enforcing its declared size (reading stops one
 /// byte past it), its hash and [`MAX_INFLATION`]. The error names the resource.
 fn extract<R: Read + io::Seek>(
@@ -555,6 +527,7 @@ impl Drop for Staging {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
+    use std::io::Write;
     use zip::CompressionMethod;
     use zip::write::SimpleFileOptions;
 
