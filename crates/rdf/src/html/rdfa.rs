@@ -567,19 +567,24 @@ impl Processor<'_> {
         })
     }
 
+    /// A defined term (exactly, else in lower case), or a problem reported.
+    fn defined_term(&mut self, value: &str) -> Option<Term> {
+        let term = self
+            .terms
+            .get(value)
+            .or_else(|| self.terms.get(&value.to_ascii_lowercase()))
+            .map(|iri| Term::Iri(iri.clone()));
+        if term.is_none() {
+            self.problems
+                .push(("UnresolvedTerm", format!("term {value} is not defined")));
+        }
+        term
+    }
+
     /// A term of RDFa 1.0 or a CURIE; RDFa 1.0 has no absolute IRIs in these attributes.
     fn term_or_curie_1_0(&mut self, value: &str, local: &Context) -> Option<Term> {
         if !value.contains(':') {
-            let term = self
-                .terms
-                .get(value)
-                .or_else(|| self.terms.get(&value.to_ascii_lowercase()))
-                .map(|iri| Term::Iri(iri.clone()));
-            if term.is_none() {
-                self.problems
-                    .push(("UnresolvedTerm", format!("term {value} is not defined")));
-            }
-            return term;
+            return self.defined_term(value);
         }
         self.curie_1_0(value, local)
     }
@@ -1095,16 +1100,7 @@ impl Processor<'_> {
         if let Some(vocabulary) = &local.vocabulary {
             return Some(Term::Iri(format!("{vocabulary}{value}")));
         }
-        let term = self
-            .terms
-            .get(value)
-            .or_else(|| self.terms.get(&value.to_ascii_lowercase()))
-            .map(|iri| Term::Iri(iri.clone()));
-        if term.is_none() {
-            self.problems
-                .push(("UnresolvedTerm", format!("term {value} is not defined")));
-        }
-        term
+        self.defined_term(value)
     }
 
     fn predicate(&mut self, value: &str, local: &Context) -> Option<String> {
