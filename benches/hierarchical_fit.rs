@@ -1,5 +1,5 @@
 //! How long the hierarchical fit of the Weibull of mean change times takes
-//! (`ldwarc_core::dynamics::fit_hierarchical`): 100,000 synthetic documents from Weibull(1.4,
+//! (`ldwarc_dynamics::fit_hierarchical`): 100,000 synthetic documents from Weibull(1.4,
 //! 152.2 days) under each sampling of the validation tests, with and without Last-Modified.
 //! Prints, per case, the time to turn the observations into evidence and the time of the fit
 //! (maximum and both 95% profile-likelihood intervals), and the fit itself.
@@ -12,7 +12,7 @@ mod change_population;
 use std::time::Instant;
 
 use change_population::{Sampling, population};
-use ldwarc_core::dynamics::{DocumentEvidence, fit_hierarchical};
+use ldwarc_dynamics::{DocumentEvidence, fit_hierarchical};
 
 fn main() {
     let documents: usize = std::env::var("LDWARC_FIT_DOCUMENTS")

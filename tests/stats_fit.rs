@@ -22,7 +22,7 @@ use std::path::Path;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions};
-use ldwarc_core::dynamics::{Weibull, reindexing_period};
+use ldwarc_dynamics::{Weibull, reindexing_period};
 use ldwarc_warc::time::format_warc_date;
 use ldwarc_warc::{Block, PayloadKind, profiles, record_header, sha1_digest};
 use serde_json::Value;

@@ -21,7 +21,7 @@ use clap::{ArgAction, Args};
 use ldwarc_core::index::query_check::is_time_bound;
 use ldwarc_core::replay::ReplayDate;
 
-use ldwarc_core::dynamics::duration::{DAY, parse_flag_duration};
+use ldwarc_dynamics::duration::{DAY, parse_flag_duration};
 
 /// Whether a file argument is `-`: standard input (or standard output for `-o`).
 pub fn is_stdio(path: &std::path::Path) -> bool {

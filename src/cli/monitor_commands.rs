@@ -11,11 +11,11 @@ use clap::Args;
 
 use super::logging::NOTICE_TARGET;
 use super::{flags, output};
-use ldwarc_core::schedule::{ChangeHistory, Policy, Strategy, read_histories};
 use ldwarc_crawl::monitor::{
     CycleReport, MonitorEvent, MonitorOptions, TruthScore, run_cycle, run_loop, score_truth,
 };
 use ldwarc_crawl::{CrawlOptions, CrawlSettings, FetchSettings};
+use ldwarc_dynamics::schedule::{ChangeHistory, Policy, Strategy, read_histories};
 
 /// Arguments of `ldwarc monitor`.
 #[derive(Debug, Args)]
@@ -69,7 +69,7 @@ pub struct MonitorArgs {
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
     let strategy: Strategy = text
         .parse()
-        .map_err(|e: ldwarc_core::schedule::ScheduleError| e.to_string())?;
+        .map_err(|e: ldwarc_dynamics::schedule::ScheduleError| e.to_string())?;
     if strategy == Strategy::Gold {
         return Err("gold needs the true change rates: it is for `ldwarc simulate` only".into());
     }
@@ -257,7 +257,7 @@ mod tests {
         assert!(parse_every("0s").is_err());
         assert_eq!(
             flags::duration_days("2d").unwrap(),
-            2.0 * ldwarc_core::dynamics::duration::DAY
+            2.0 * ldwarc_dynamics::duration::DAY
         );
         assert_eq!(parse_strategy("state-2").unwrap(), Strategy::State2);
         assert!(parse_strategy("gold").unwrap_err().contains("simulate"));

@@ -7,14 +7,17 @@ use serde::Serialize;
 
 use super::stats_commands::{FitArg, interval};
 use super::{RootArg, flags, output};
-use ldwarc_core::dynamics::duration::{DAY, format_number};
 use ldwarc_core::dynamics::{
-    AdaptiveLoad, ArchiveStats, DynamicsError, FitMethod, HierarchicalFit, IntervalBounds,
-    LifetimeSource, StatsOptions, UrlLoad, Weibull, WeibullModel, archive_stats, bandwidth,
-    budget_schedule, currency_probability, format_duration, per_url_schedule, reindexing_period,
+    ArchiveStats, LifetimeSource, StatsOptions, WeibullModel, archive_stats,
 };
 use ldwarc_core::replay::{ReplayArchive, Scope};
-use ldwarc_core::schedule::{Policy, Strategy, optimal_frequencies};
+use ldwarc_dynamics::duration::{DAY, format_number};
+use ldwarc_dynamics::schedule::{Policy, Strategy, optimal_frequencies};
+use ldwarc_dynamics::{
+    AdaptiveLoad, DynamicsError, FitMethod, HierarchicalFit, IntervalBounds, UrlLoad, Weibull,
+    bandwidth, budget_schedule, currency_probability, format_duration, per_url_schedule,
+    reindexing_period,
+};
 
 /// Arguments of `ldwarc plan`.
 #[derive(Debug, Args)]

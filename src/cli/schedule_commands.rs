@@ -12,19 +12,19 @@ use clap::{ArgGroup, Args};
 use serde::{Deserialize, Serialize};
 
 use super::{RootArg, flags, output};
-use ldwarc_core::dynamics::Weibull;
-use ldwarc_core::dynamics::duration::{DAY, format_duration, format_number};
-use ldwarc_core::schedule::crawl_time::{DEFAULT_FETCH_TIME, PaperEstimate};
-use ldwarc_core::schedule::history::Band;
-use ldwarc_core::schedule::nodes::{ClusterEstimate, NodePlan, estimate_on_nodes, plan_nodes};
-use ldwarc_core::schedule::strategy::DEFAULT_MARKOV_PRIOR;
-use ldwarc_core::schedule::synthetic::default_mean_change_times;
-use ldwarc_core::schedule::{
+use ldwarc_core::store::{Change, FetchLogEntry, StateStore};
+use ldwarc_dynamics::Weibull;
+use ldwarc_dynamics::duration::{DAY, format_duration, format_number};
+use ldwarc_dynamics::schedule::crawl_time::{DEFAULT_FETCH_TIME, PaperEstimate};
+use ldwarc_dynamics::schedule::history::Band;
+use ldwarc_dynamics::schedule::nodes::{ClusterEstimate, NodePlan, estimate_on_nodes, plan_nodes};
+use ldwarc_dynamics::schedule::strategy::DEFAULT_MARKOV_PRIOR;
+use ldwarc_dynamics::schedule::synthetic::default_mean_change_times;
+use ldwarc_dynamics::schedule::{
     ChangeHistory, PldWorkload, Policy, SimulationOptions, SimulationReport, Strategy,
     StrategyOutcome, SyntheticModel, SyntheticSpec, Tally, estimate_crawl_rounds, generate,
     read_histories, simulate as run_simulation, write_histories,
 };
-use ldwarc_core::store::{Change, FetchLogEntry, StateStore};
 
 /// A year as `--years` counts it: 365 days.
 const YEAR: f64 = 365.0 * DAY;
@@ -105,12 +105,12 @@ fn invalid(message: impl std::fmt::Display) -> io::Error {
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
     text.parse()
-        .map_err(|e: ldwarc_core::schedule::ScheduleError| e.to_string())
+        .map_err(|e: ldwarc_dynamics::schedule::ScheduleError| e.to_string())
 }
 
 fn parse_model(text: &str) -> Result<SyntheticModel, String> {
     text.parse()
-        .map_err(|e: ldwarc_core::schedule::ScheduleError| e.to_string())
+        .map_err(|e: ldwarc_dynamics::schedule::ScheduleError| e.to_string())
 }
 
 fn parse_weibull(text: &str) -> Result<Weibull, String> {

@@ -1,6 +1,6 @@
 //! `ldwarc stats`: argument parsing and output over [`ldwarc_core::dynamics::archive_stats`] (change
 //! statistics of the archive's documents), [`ldwarc_core::dynamics::plots`] (`--plot`) and
-//! [`ldwarc_core::dynamics::truth`] (`--truth`).
+//! [`ldwarc_dynamics::truth`] (`--truth`).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -12,13 +12,15 @@ use serde::Serialize;
 use super::replay_commands::ScopeArgs;
 use super::{RootsArg, flags, output};
 use ldwarc_core::dynamics::archive_stats::{ArchiveStats, PldStats, SnapshotStats, UrlStats};
-use ldwarc_core::dynamics::duration::{DAY, format_number};
 use ldwarc_core::dynamics::{
-    CrawlWindow, FitMethod, HierarchicalStats, StatsOptions, TruthComparison, WeibullModel,
-    archive_stats, compare_with_truth, format_duration, parse_truth, write_plots,
+    HierarchicalStats, StatsOptions, WeibullModel, archive_stats, write_plots,
 };
 use ldwarc_core::replay::{ReplayArchive, Scope};
 use ldwarc_core::store::StateStore;
+use ldwarc_dynamics::duration::{DAY, format_number};
+use ldwarc_dynamics::{
+    CrawlWindow, FitMethod, TruthComparison, compare_with_truth, format_duration, parse_truth,
+};
 
 /// Arguments of `ldwarc stats`.
 #[derive(Debug, Args)]
@@ -171,7 +173,7 @@ pub fn stats(args: StatsArgs) -> io::Result<i32> {
     Ok(if stats.failures.is_empty() { 0 } else { 1 })
 }
 
-fn read_truth(path: &Path) -> io::Result<ldwarc_core::dynamics::TruthRates> {
+fn read_truth(path: &Path) -> io::Result<ldwarc_dynamics::TruthRates> {
     let text = super::flags::read_input_text(path)?;
     parse_truth(&path.display().to_string(), &text)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))

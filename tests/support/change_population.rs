@@ -10,7 +10,7 @@
 //! nothing for documents that change far faster than they are visited.
 #![allow(dead_code)]
 
-use ldwarc_core::dynamics::Sighting;
+use ldwarc_dynamics::Sighting;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -11,7 +11,6 @@ pub mod dynamics;
 pub mod index;
 pub mod output_file;
 pub mod replay;
-pub mod schedule;
 pub mod size;
 pub mod sparql;
 pub mod stable_hash;

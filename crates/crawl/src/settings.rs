@@ -54,7 +54,7 @@ impl FromStr for CrawlDuration {
 
     /// The command line's syntax: units, or a bare number of seconds.
     fn from_str(text: &str) -> Result<Self, String> {
-        let (value, bare) = ldwarc_core::dynamics::parse_flag_duration(text, 1.0)?;
+        let (value, bare) = ldwarc_dynamics::parse_flag_duration(text, 1.0)?;
         Ok(Self {
             duration: seconds(value)?,
             unitless: bare.then(|| text.to_string()),
@@ -91,8 +91,7 @@ impl Visitor<'_> for DurationVisitor {
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<CrawlDuration, E> {
         // In the file a bare number in a string is seconds too, as a bare number is.
-        let (value, _) =
-            ldwarc_core::dynamics::parse_flag_duration(text, 1.0).map_err(E::custom)?;
+        let (value, _) = ldwarc_dynamics::parse_flag_duration(text, 1.0).map_err(E::custom)?;
         seconds(value).map(CrawlDuration::from).map_err(E::custom)
     }
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-pub use ldwarc_core::schedule::SplitMix64;
+pub use ldwarc_dynamics::schedule::SplitMix64;
 
 use super::model::{Doc, Host, Resource, Robots, Term, Triple, Web};
 

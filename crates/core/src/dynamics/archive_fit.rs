@@ -1,5 +1,5 @@
 //! The Weibull of mean change times of an archive by the hierarchical fit
-//! ([`super::hierarchical`]): every document's observations as `ldwarc stats` reads them,
+//! ([`ldwarc_dynamics::hierarchical`]): every document's observations as `ldwarc stats` reads them,
 //! turned into evidence and fitted, with 95% profile-likelihood intervals. Also which fit the
 //! archive's figures use ([`WeibullModel`]): this one, or the paper's pooled-lifetime fit
 //! ([`super::archive_stats::WeibullStats`]).
@@ -7,19 +7,21 @@
 use serde::Serialize;
 
 use super::archive_stats::Observation;
-use super::hierarchical::{DocumentEvidence, HierarchicalFit, Sighting, fit_hierarchical};
-use super::weibull::Weibull;
+use ldwarc_dynamics::hierarchical::{
+    DocumentEvidence, HierarchicalFit, Sighting, fit_hierarchical,
+};
+use ldwarc_dynamics::weibull::Weibull;
 
 /// Which fit of the Weibull of mean change times an archive's figures use.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WeibullModel {
     /// Every document's own observation sequence, marginalised over the Weibull
-    /// ([`super::hierarchical`]): right however the archive was sampled.
+    /// ([`ldwarc_dynamics::hierarchical`]): right however the archive was sampled.
     #[default]
     Hierarchical,
     /// The paper's §5 fit to pooled observed lifetimes with the span correction
-    /// ([`super::lifetimes`]), for reproducing the paper.
+    /// ([`ldwarc_dynamics::lifetimes`]), for reproducing the paper.
     PooledLifetimes,
 }
 

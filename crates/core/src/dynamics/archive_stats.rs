@@ -26,18 +26,20 @@ use crate::stable_hash::fnv1a_64;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Serialize;
 
-use super::adaptive::UrlLoad;
 use super::archive_fit::{HierarchicalStats, WeibullModel, hierarchical_stats};
-use super::duration::DAY;
-use super::lifetimes::{FitMethod, SpanDistribution, fit_observed_lifetimes};
-use super::snapshots::{CrawlWindow, snapshot_of, snapshot_starts};
-use super::truth::{EstimatesPerDay, median};
-use super::weibull::Weibull;
-use super::{ChangeEstimates, LastModified, Visit, ages, last_modified_rate, observed_lifetimes};
 use crate::index::Capture;
 use crate::replay::{
     HistoryChange, MAX_PAYLOAD_BYTES, ReplayArchive, ReplayError, Scope, history, is_replayable,
     read_response,
+};
+use ldwarc_dynamics::adaptive::UrlLoad;
+use ldwarc_dynamics::duration::DAY;
+use ldwarc_dynamics::lifetimes::{FitMethod, SpanDistribution, fit_observed_lifetimes};
+use ldwarc_dynamics::snapshots::{CrawlWindow, snapshot_of, snapshot_starts};
+use ldwarc_dynamics::truth::{EstimatesPerDay, median};
+use ldwarc_dynamics::weibull::Weibull;
+use ldwarc_dynamics::{
+    ChangeEstimates, LastModified, Visit, ages, last_modified_rate, observed_lifetimes,
 };
 use ldwarc_warc::http::HttpHead;
 
@@ -95,7 +97,7 @@ pub struct Observation {
 pub struct LastModifiedStats {
     /// Observations that carried a usable `Last-Modified`.
     pub observations: usize,
-    /// The maximum-likelihood rate ([`super::last_modified_rate`]), per day.
+    /// The maximum-likelihood rate ([`ldwarc_dynamics::last_modified_rate`]), per day.
     pub rate_per_day: Option<f64>,
     /// Modification times seen.
     pub changes: usize,
@@ -149,7 +151,7 @@ pub struct UrlStats {
 }
 
 impl UrlStats {
-    /// The estimates [`super::truth::compare_with_truth`] compares.
+    /// The estimates [`ldwarc_dynamics::truth::compare_with_truth`] compares.
     pub fn estimates(&self) -> EstimatesPerDay {
         EstimatesPerDay {
             observations: self.observations,
@@ -321,7 +323,7 @@ impl ArchiveStats {
         )
     }
 
-    /// Every document as a load to schedule ([`super::adaptive`]): its bias-reduced rate per
+    /// Every document as a load to schedule ([`ldwarc_dynamics::adaptive`]): its bias-reduced rate per
     /// second, or, with a single observation, the pooled rate of all documents (changes per
     /// time watched), as the monitor's planner does; its mean payload size, or the mean over
     /// all documents.

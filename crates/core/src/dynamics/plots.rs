@@ -15,7 +15,7 @@ use plotters::coord::combinators::WithKeyPoints;
 use plotters::prelude::*;
 
 use super::archive_stats::{ArchiveStats, SnapshotStats, format_days};
-use super::lifetimes::ObservedLifetimes;
+use ldwarc_dynamics::lifetimes::ObservedLifetimes;
 
 /// Figure size in pixels.
 const SIZE: (u32, u32) = (800, 500);

@@ -37,10 +37,10 @@ use super::truth::{TruthScore, score};
 use crate::failures::FailureReport;
 use crate::{CrawlOptions, JoinCrawl, check_node_name, crawl, normalize};
 use ldwarc_core::replay::ReplayArchive;
-use ldwarc_core::schedule::{
+use ldwarc_core::store::{Change, FetchLogEntry, PgStateStore, StateBackend, StateStore};
+use ldwarc_dynamics::schedule::{
     ChangeHistory, Policy, ScheduleState, allocate_budget, plan_budget_cycle, plan_cycle,
 };
-use ldwarc_core::store::{Change, FetchLogEntry, PgStateStore, StateBackend, StateStore};
 
 /// Crawls of the log whose fetch times feed the estimate.
 const RECENT_CRAWLS: i64 = 20;
@@ -630,7 +630,7 @@ fn update_segment(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ldwarc_core::schedule::Strategy;
+    use ldwarc_dynamics::schedule::Strategy;
 
     fn member(url: &str, kernel: bool, links: &[&str]) -> Member {
         Member {

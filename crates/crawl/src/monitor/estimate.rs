@@ -5,7 +5,7 @@
 //! default), the domain's delay (the larger of the configured one and the gap the log shows
 //! between an answer and the next request, which catches robots.txt `Crawl-delay` and the
 //! crawler's dispatch latency), fed to the politeness simulation
-//! ([`ldwarc_core::schedule::simulate_politeness`]); plus the start-up overhead of a crawl (opening
+//! ([`ldwarc_dynamics::schedule::simulate_politeness`]); plus the start-up overhead of a crawl (opening
 //! the store and index, committing at the end), learnt as the median of actual minus
 //! simulated time over the latest finished cycles. The paper's first-fit estimate is kept
 //! beside it for comparison.
@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::table::{CycleRow, TimedFetch};
-use ldwarc_core::dynamics::truth::median;
-use ldwarc_core::schedule::crawl_time::DEFAULT_FETCH_TIME;
-use ldwarc_core::schedule::{PldWorkload, estimate_crawl_time};
+use ldwarc_dynamics::schedule::crawl_time::DEFAULT_FETCH_TIME;
+use ldwarc_dynamics::schedule::{PldWorkload, estimate_crawl_time};
+use ldwarc_dynamics::truth::median;
 
 /// Latest finished cycles whose overhead is averaged.
 pub const OVERHEAD_CYCLES: usize = 10;

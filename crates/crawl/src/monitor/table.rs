@@ -13,7 +13,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use super::MonitorError;
-use ldwarc_core::schedule::ScheduleState;
+use ldwarc_dynamics::schedule::ScheduleState;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS monitor_schedule (
@@ -543,7 +543,7 @@ fn sql(path: &Path, error: rusqlite::Error) -> MonitorError {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use ldwarc_core::schedule::{Policy, Strategy};
+    use ldwarc_dynamics::schedule::{Policy, Strategy};
 
     fn row(cycle: i64) -> CycleRow {
         CycleRow {

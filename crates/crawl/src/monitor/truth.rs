@@ -1,5 +1,5 @@
 //! Recall and precision of the monitor against ground truth (per URL, its real change
-//! instants, in the `ldwarc simulate --histories` format of [`ldwarc_core::schedule::history`]), as
+//! instants, in the `ldwarc simulate --histories` format of [`ldwarc_dynamics::schedule::history`]), as
 //! \[UMP\] §4.2 measures strategies: a download *detects* a change when the monitor found the
 //! content changed since the previous download; recall = changes detected / real changes in
 //! the monitored span (from the URL's first download to the evaluation time, within the
@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::table::Observation;
-use ldwarc_core::schedule::ChangeHistory;
+use ldwarc_dynamics::schedule::ChangeHistory;
 
 /// The measures of one URL, or of all of them together.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -21,7 +21,7 @@ use super::freshness::{allocate_budget, plan_cycle_where};
 use super::history::{Band, ChangeHistory};
 use super::strategy::{Policy, ScheduleState, Strategy};
 use super::{MONTH, ScheduleError};
-use crate::dynamics::duration::{HOUR, WEEK};
+use crate::duration::{HOUR, WEEK};
 
 /// How to simulate.
 #[derive(Debug, Clone, PartialEq)]
@@ -450,7 +450,7 @@ fn replay_budgeted(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamics::duration::DAY;
+    use crate::duration::DAY;
     use crate::schedule::synthetic::{SyntheticModel, SyntheticSpec, generate};
 
     const T0: f64 = 1_600_000_000.0;

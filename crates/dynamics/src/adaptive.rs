@@ -224,7 +224,7 @@ fn check_bounds(bounds: IntervalBounds) -> Result<(), DynamicsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamics::duration::DAY;
+    use crate::duration::DAY;
 
     const BOUNDS: IntervalBounds = IntervalBounds {
         min: 3_600.0,

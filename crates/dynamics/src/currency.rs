@@ -133,7 +133,7 @@ pub fn bandwidth(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamics::duration::DAY;
+    use crate::duration::DAY;
 
     fn paper() -> Weibull {
         // The lifetime-based fit of paper 003 §5 (Fig. 12): shape 1.4, scale 152.2 days.

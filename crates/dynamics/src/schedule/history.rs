@@ -18,7 +18,7 @@ use std::io::{self, BufRead, Write};
 use serde::{Deserialize, Serialize};
 
 use super::{MONTH, ScheduleError};
-use crate::dynamics::duration::DAY;
+use crate::duration::DAY;
 
 /// The changes of one URL over an observed span.
 #[derive(Debug, Clone, PartialEq)]

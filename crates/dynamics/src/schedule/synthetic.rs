@@ -20,8 +20,8 @@ use std::str::FromStr;
 
 use super::ScheduleError;
 use super::history::ChangeHistory;
-use crate::dynamics::Weibull;
-use crate::dynamics::duration::DAY;
+use crate::Weibull;
+use crate::duration::DAY;
 
 /// A synthetic change model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,8 +18,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::{MONTH, ScheduleError};
-use crate::dynamics::bias_reduced_rate;
-use crate::dynamics::duration::{DAY, WEEK};
+use crate::bias_reduced_rate;
+use crate::duration::{DAY, WEEK};
 
 /// How many of the latest observed states a [`ScheduleState`] keeps (the `window` strategy
 /// needs 10, `dyn` 4, `state-2` 2).

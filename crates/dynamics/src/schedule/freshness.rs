@@ -235,7 +235,7 @@ fn overdue_ratio(state: &ScheduleState, now: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamics::duration::DAY;
+    use crate::duration::DAY;
     use crate::schedule::strategy::Strategy;
 
     fn marginal(x: f64) -> f64 {

@@ -42,7 +42,7 @@ pub use simulate::{SimulationOptions, SimulationReport, StrategyOutcome, Tally, 
 pub use strategy::{Policy, ScheduleState, Strategy};
 pub use synthetic::{SplitMix64, SyntheticModel, SyntheticSpec, generate};
 
-use crate::dynamics::duration::DAY;
+use crate::duration::DAY;
 
 /// A month as the strategies count it: 30 days.
 pub const MONTH: f64 = 30.0 * DAY;
