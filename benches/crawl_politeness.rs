@@ -34,8 +34,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ldwarc_core::archive::pay_level_domain;
 use ldwarc_crawl::frontier::{Frontier, NewUrl, UrlKind};
+use ldwarc_surt::pay_level_domain;
 use ldwarc_testweb::{GenSpec, LoggedRequest, SplitMix64, TestWebServer, Web};
 use ldwarc_warc::WarcReader;
 

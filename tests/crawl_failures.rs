@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{ldwarc, run};
-use ldwarc_core::store::{Change, StateStore};
+use ldwarc_state::{Change, StateStore};
 
 /// A port nothing listens on (bound, then closed).
 fn closed_port() -> u16 {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::{assert_warcs_valid, ldwarc, run, stdout_ok};
 use ldwarc_core::archive::walk_warc_files;
-use ldwarc_core::store::{Change, StateStore};
+use ldwarc_state::{Change, StateStore};
 use ldwarc_testweb::{Doc, Hostile, Resource, Robots, Term, TestWebServer, Triple, Web};
 
 /// Peak memory the crawl may use: its bodies are capped and spooled, its decoding is capped.

@@ -45,7 +45,7 @@ fn a_robots_txt_redirecting_to_itself_is_fetched_once() {
 /// hour): the URL is retried and the crawl ends.
 #[test]
 fn a_far_future_retry_after_is_capped_by_max_retry_after() {
-    use ldwarc_core::store::StateStore;
+    use ldwarc_state::StateStore;
     use ldwarc_testweb::Hostile;
     use std::time::{Duration, Instant};
 

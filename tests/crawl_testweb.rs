@@ -11,7 +11,7 @@ use std::path::Path;
 
 use common::{ldwarc, run, stdout_ok};
 use ldwarc_core::archive::walk_warc_files;
-use ldwarc_core::store::{Change, StateStore};
+use ldwarc_state::{Change, StateStore};
 use ldwarc_testweb::{TestWebServer, Web};
 use ldwarc_warc::WarcReader;
 

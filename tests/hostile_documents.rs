@@ -274,7 +274,7 @@ fn json_ld_nested_200k_levels_is_refused_alone_and_at_once() {
 /// the site, quickly and in bounded memory (it once grew to 6 GB and was never archived).
 #[test]
 fn a_crawl_archives_a_billion_laughs_and_goes_on() {
-    use ldwarc_core::store::StateStore;
+    use ldwarc_state::StateStore;
     use ldwarc_testweb::{Doc, Resource, StaticFile, Term, TestWebServer, Triple, Web};
 
     let link = |from: &str, to: &str| {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use common::{ldwarc, run, stdout_ok, venv_bin};
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use ldwarc_core::store::StateStore;
+use ldwarc_state::StateStore;
 use ldwarc_testweb::{Doc, Hostile, Resource, Term, TestWebServer, Triple, Web};
 use sha1::{Digest, Sha1};
 

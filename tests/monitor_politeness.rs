@@ -128,7 +128,7 @@ fn no_host_is_contacted_within_the_delay_across_cycles_and_processes() {
         requests.sort_by_key(|r| r.received_instant);
         let robots = requests.iter().filter(|r| r.path == "/robots.txt").count();
         if robots != 1 {
-            let store = ldwarc_core::store::StateStore::open(&root.path().join("state")).unwrap();
+            let store = ldwarc_state::StateStore::open(&root.path().join("state")).unwrap();
             let rows: Vec<String> = store
                 .fetch_log(None)
                 .unwrap()

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use chrono::Utc;
 use common::{ldwarc, run};
-use ldwarc_core::store::StateStore;
 use ldwarc_dynamics::schedule::{ChangeHistory, write_histories};
+use ldwarc_state::StateStore;
 use ldwarc_testweb::{Doc, Host, Resource, Term, TestWebServer, Triple, Web};
 
 const HOST: &str = "truth.example";

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use ldwarc_core::archive::pay_level_domain;
+use ldwarc_surt::pay_level_domain;
 use ldwarc_testweb::{GenSpec, TestWebServer, Web};
 
 #[test]

@@ -12,7 +12,6 @@ use clap::{ArgGroup, Args};
 use serde::{Deserialize, Serialize};
 
 use super::{RootArg, flags, output};
-use ldwarc_core::store::{Change, FetchLogEntry, StateStore};
 use ldwarc_dynamics::Weibull;
 use ldwarc_dynamics::duration::{DAY, format_duration, format_number};
 use ldwarc_dynamics::schedule::crawl_time::{DEFAULT_FETCH_TIME, PaperEstimate};
@@ -25,6 +24,7 @@ use ldwarc_dynamics::schedule::{
     StrategyOutcome, SyntheticModel, SyntheticSpec, Tally, estimate_crawl_rounds, generate,
     read_histories, simulate as run_simulation, write_histories,
 };
+use ldwarc_state::{Change, FetchLogEntry, StateStore};
 
 /// A year as `--years` counts it: 365 days.
 const YEAR: f64 = 365.0 * DAY;
@@ -843,7 +843,7 @@ impl FetchTimes {
             url.0 += seconds;
             url.1 += 1;
             let pld = by_pld
-                .entry(ldwarc_core::archive::pld_of_url(&entry.url))
+                .entry(ldwarc_surt::pld_of_url(&entry.url))
                 .or_default();
             pld.0 += seconds;
             pld.1 += 1;
@@ -874,7 +874,7 @@ fn crawl_rounds(fetches: &[FetchLogEntry], times: &FetchTimes, delay: f64) -> Ro
         if entry.change == Change::Excluded {
             continue;
         }
-        let pld = ldwarc_core::archive::pld_of_url(&entry.url);
+        let pld = ldwarc_surt::pld_of_url(&entry.url);
         let expected = times.expected(&entry.url, &pld);
         grouped
             .entry(entry.round)

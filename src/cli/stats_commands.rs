@@ -16,11 +16,11 @@ use ldwarc_core::dynamics::{
     HierarchicalStats, StatsOptions, WeibullModel, archive_stats, write_plots,
 };
 use ldwarc_core::replay::{ReplayArchive, Scope};
-use ldwarc_core::store::StateStore;
 use ldwarc_dynamics::duration::{DAY, format_number};
 use ldwarc_dynamics::{
     CrawlWindow, FitMethod, TruthComparison, compare_with_truth, format_duration, parse_truth,
 };
+use ldwarc_state::StateStore;
 
 /// Arguments of `ldwarc stats`.
 #[derive(Debug, Args)]

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ldwarc_core::archive::{OPEN_SUFFIX, pay_level_domain, walk_warc_files};
+use ldwarc_core::archive::{OPEN_SUFFIX, walk_warc_files};
+use ldwarc_surt::pay_level_domain;
 use ldwarc_testweb::{GenSpec, LoggedRequest, TestWebServer, Web};
 use ldwarc_warc::WarcReader;
 

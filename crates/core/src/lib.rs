@@ -14,5 +14,4 @@ pub mod replay;
 pub mod size;
 pub mod sparql;
 pub mod stable_hash;
-pub mod store;
 pub mod triples;

@@ -6,7 +6,7 @@ use std::io;
 use std::path::Path;
 
 use ldwarc_core::replay::read_response;
-use ldwarc_core::store::RecordRef;
+use ldwarc_state::RecordRef;
 use ldwarc_warc::http::HttpHead;
 
 /// The HTTP head and the first `max` payload bytes of an archived response.

@@ -6,7 +6,7 @@
 //!
 //! With a shared PostgreSQL store ([`CommitStore::Shared`]) every crawl-log and frontier
 //! write is fenced by this node's PLD lease: a write about a PLD the node no longer holds is
-//! rolled back ([`ldwarc_core::store::BackendError::LeaseLost`]), its WARC records staying in the
+//! rolled back ([`ldwarc_state::BackendError::LeaseLost`]), its WARC records staying in the
 //! archive as an extra capture, and the new holder fetches the URL again. Lease releases go
 //! through this thread too, so a PLD is released only after its last write committed.
 
@@ -25,7 +25,7 @@ use ldwarc_core::archive::{
 };
 use ldwarc_core::index::capture::{RecordLocation, read_captures};
 use ldwarc_core::index::store::{CaptureIndex, Checkpoint, FileMark, IndexBatch};
-use ldwarc_core::store::{
+use ldwarc_state::{
     BackendError, BackendResult, BackendTransaction, Change, FencedTransaction, FetchLogEntry,
     FrontierEntry, PgStateStore, RecordRef, StateBackend, StateStore, StoreError, UrlState,
 };

@@ -31,12 +31,13 @@ use super::options::CrawlOptions;
 use super::politeness::{Remembered, remember_local, remember_shared};
 use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots_url};
 use super::shared::{self, LeaseEvent, LeaseKeeper, SharedSettings};
-use ldwarc_core::archive::{ArchiveWriterOptions, pay_level_domain};
-use ldwarc_core::store::{
+use ldwarc_core::archive::ArchiveWriterOptions;
+use ldwarc_rdf::{ContextSource, LinkOptions};
+use ldwarc_state::{
     BackendResult, Change, FetchLogEntry, FetchedEntry, FrontierEntry, PgStateStore, StateBackend,
     StateReader, StateStore, UrlState,
 };
-use ldwarc_rdf::{ContextSource, LinkOptions};
+use ldwarc_surt::pay_level_domain;
 
 /// How a crawl went.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -306,7 +307,7 @@ fn finish(
         .map_err(archiver_error)
 }
 
-fn archiver_error(error: ldwarc_core::store::StoreError) -> CrawlError {
+fn archiver_error(error: ldwarc_state::StoreError) -> CrawlError {
     CrawlError::Archive(error.into())
 }
 
@@ -588,7 +589,7 @@ impl Crawler {
     /// Queues a URL read back from the store.
     fn add_stored(&mut self, entry: FrontierEntry) {
         let kind = shorter_paths::kind_of_path(&entry.path);
-        let pld = ldwarc_core::archive::pld_of_url(&entry.url);
+        let pld = ldwarc_surt::pld_of_url(&entry.url);
         self.frontier.add(NewUrl {
             url: entry.url,
             pld,
@@ -1403,14 +1404,14 @@ impl Crawler {
                 // may bring links of fetched documents within the limit).
                 let mut new_urls = Vec::new();
                 for entry in done {
-                    let pld = ldwarc_core::archive::pld_of_url(&entry.url);
+                    let pld = ldwarc_surt::pld_of_url(&entry.url);
                     if self.holds(&pld) {
                         self.frontier.add_done(&entry.url, &pld);
                         self.stored_with_fewer_hops(&entry, &mut new_urls);
                     }
                 }
                 for entry in queued {
-                    if !self.holds(&ldwarc_core::archive::pld_of_url(&entry.url)) {
+                    if !self.holds(&ldwarc_surt::pld_of_url(&entry.url)) {
                         continue;
                     }
                     self.stored_with_fewer_hops(&entry, &mut new_urls);

@@ -15,7 +15,7 @@ use url::Url;
 
 use super::options::CrawlOptions;
 use super::robots::{MAX_ROBOTS_BYTES, ROBOTS_TTL, RobotsPolicy, cache_lifetime, product_token};
-use ldwarc_core::store::{
+use ldwarc_state::{
     BackendResult, FetchLogEntry, PgStateStore, StateBackend, StateStore, StoreError, UrlState,
 };
 
@@ -60,7 +60,7 @@ pub fn last_contacts(rows: &[FetchLogEntry]) -> HashMap<String, DateTime<Utc>> {
             continue;
         };
         let ended = row.time + duration;
-        let pld = ldwarc_core::archive::pld_of_url(&row.url);
+        let pld = ldwarc_surt::pld_of_url(&row.url);
         if pld.is_empty() {
             continue;
         }
@@ -219,7 +219,7 @@ fn chrono_duration(duration: Duration) -> chrono::Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ldwarc_core::store::Change;
+    use ldwarc_state::Change;
 
     fn row(url: &str, status: Option<u16>, at: DateTime<Utc>, ms: Option<u64>) -> FetchLogEntry {
         FetchLogEntry {

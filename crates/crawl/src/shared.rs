@@ -17,7 +17,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::crawler::CrawlError;
 use super::lease_deadline::LeaseDeadlines;
 use super::options::{CrawlOptions, JoinCrawl, check_node_name};
-use ldwarc_core::store::{
+use ldwarc_state::{
     BackendError, FrontierEntry, FrontierRows, PgStateStore, PldLeases, StateBackend,
 };
 
@@ -150,7 +150,7 @@ fn refuse_second_crawl(store: &mut PgStateStore) -> Result<(), CrawlError> {
 fn wait_for_crawl(
     store: &mut PgStateStore,
     wait: Duration,
-) -> Result<ldwarc_core::store::CrawlRun, CrawlError> {
+) -> Result<ldwarc_state::CrawlRun, CrawlError> {
     let deadline = Instant::now() + wait;
     let mut told = false;
     loop {

@@ -36,8 +36,15 @@
 //! The nameprep and normalisation tables at the end of this file (`mod tables`)
 //! are generated from CPython's own `stringprep` and `unicodedata` data, so that
 //! IDNA hosts come out exactly as CPython encodes them.
+//!
+//! The other URL key of the archive, the pay-level domain of a host ([`pay_level_domain`],
+//! [`pld_of_url`], by the Public Suffix List), is in [`domain`].
 
 #![warn(missing_docs)]
+
+pub mod domain;
+
+pub use domain::{pay_level_domain, pld_of_url};
 
 use std::fmt;
 

@@ -1,7 +1,6 @@
 //! Paths of the archive: root, partitions, file names, pay-level domains.
 
 use std::io;
-use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -57,20 +56,6 @@ impl Archive {
     }
 }
 
-/// The pay-level domain of a host by the Public Suffix List, lower-cased. IP literals and
-/// hosts that are themselves public suffixes (or unknown single labels) are kept whole.
-pub fn pay_level_domain(host: &str) -> String {
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    if bare.parse::<IpAddr>().is_ok() {
-        return bare.to_string();
-    }
-    match psl::domain_str(&host) {
-        Some(domain) => domain.to_string(),
-        None => host,
-    }
-}
-
 /// A PLD as a directory name every file system accepts: an IPv6 address (`::1`) has its
 /// colons turned into `-` (`--1`), as has any other character that Windows or macOS refuse.
 pub fn partition_name(pld: &str) -> String {
@@ -86,15 +71,6 @@ pub fn partition_name(pld: &str) -> String {
         "" | "." | ".." => "_".to_string(),
         _ => name,
     }
-}
-
-/// The pay-level domain of a URL's host (empty when the URL has no host or does not parse):
-/// the unit of politeness, leases and per-domain statistics.
-pub fn pld_of_url(url: &str) -> String {
-    url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(pay_level_domain))
-        .unwrap_or_default()
 }
 
 /// `<prefix>-<14-digit UTC>-<serial>-<host>.warc.gz`.
@@ -158,17 +134,7 @@ pub fn walk_warc_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
     use chrono::TimeZone;
-
-    #[test]
-    fn pay_level_domains() {
-        assert_eq!(pay_level_domain("dbpedia.org"), "dbpedia.org");
-        assert_eq!(pay_level_domain("Data.Example.CO.UK."), "example.co.uk");
-        assert_eq!(pay_level_domain("127.0.0.1"), "127.0.0.1");
-        assert_eq!(pay_level_domain("[::1]"), "::1");
-        assert_eq!(pay_level_domain("github.io"), "github.io");
-        assert_eq!(pay_level_domain("user.github.io"), "user.github.io");
-        assert_eq!(pay_level_domain("localhost"), "localhost");
-    }
+    use ldwarc_surt::pay_level_domain;
 
     #[test]
     fn names_and_partitions() {

@@ -10,9 +10,7 @@ mod writer;
 
 pub use existing::{require_index, require_root};
 pub use inputs::named_warc_files;
-pub use layout::{
-    Archive, file_name, is_warc_file_name, pay_level_domain, pld_of_url, walk_warc_files,
-};
+pub use layout::{Archive, file_name, is_warc_file_name, walk_warc_files};
 pub use recover::{Recovery, find_open_files, recover_file, recover_open_files};
 pub use writer::{ArchiveWriter, ArchiveWriterOptions, StoredRecord, lock_archive};
 

@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
 use super::OPEN_SUFFIX;
-use super::layout::{Archive, file_name, pay_level_domain};
+use super::layout::{Archive, file_name};
 use super::recover::{Recovery, recover_open_files};
+use ldwarc_surt::pay_level_domain;
 use ldwarc_warc::time::parse_warc_date;
 use ldwarc_warc::{Block, WarcHeader, WarcWriter, warcinfo_record};
 

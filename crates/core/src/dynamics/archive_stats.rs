@@ -639,7 +639,7 @@ fn mean(values: &[f64]) -> Option<f64> {
 
 /// The pay-level domain of a URL's host (the URL itself when it has no host).
 fn pld_of(url: &str) -> String {
-    let pld = crate::archive::pld_of_url(url);
+    let pld = ldwarc_surt::pld_of_url(url);
     if pld.is_empty() { url.to_string() } else { pld }
 }
 

@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use super::CommitStore;
-use ldwarc_core::store::BackendResult;
+use ldwarc_state::BackendResult;
 
 /// How long the archiver waits for the database to come back before the crawl fails.
 const MAX_OUTAGE: Duration = Duration::from_secs(15 * 60);

@@ -10,7 +10,7 @@ use url::Url;
 
 use super::Crawler;
 use crate::frontier::{NewUrl, UrlId, UrlKind, UrlState};
-use ldwarc_core::store::{FetchedEntry, FrontierEntry};
+use ldwarc_state::{FetchedEntry, FrontierEntry};
 
 /// What fetched documents link to, kept to follow their links again when a shorter path to
 /// a document lowers its hop count. Seeds (0 hops) cannot get shorter and are not kept.
@@ -76,7 +76,7 @@ impl Crawler {
     pub(super) fn add_fetched(&mut self, row: FetchedEntry) {
         let FetchedEntry { entry, links } = row;
         let id = self.frontier.add_fetched(NewUrl {
-            pld: ldwarc_core::archive::pld_of_url(&entry.url),
+            pld: ldwarc_surt::pld_of_url(&entry.url),
             kind: kind_of_path(&entry.path),
             url: entry.url,
             hops: entry.hops,

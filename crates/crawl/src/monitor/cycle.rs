@@ -37,10 +37,10 @@ use super::truth::{TruthScore, score};
 use crate::failures::FailureReport;
 use crate::{CrawlOptions, JoinCrawl, check_node_name, crawl, normalize};
 use ldwarc_core::replay::ReplayArchive;
-use ldwarc_core::store::{Change, FetchLogEntry, PgStateStore, StateBackend, StateStore};
 use ldwarc_dynamics::schedule::{
     ChangeHistory, Policy, ScheduleState, allocate_budget, plan_budget_cycle, plan_cycle,
 };
+use ldwarc_state::{Change, FetchLogEntry, PgStateStore, StateBackend, StateStore};
 
 /// Crawls of the log whose fetch times feed the estimate.
 const RECENT_CRAWLS: i64 = 20;
@@ -510,7 +510,7 @@ fn crawl_due(options: &MonitorOptions, urls: &[String]) -> Result<CrawlOutcome, 
 
 /// The crawl log of crawl `id`, from the store the crawler wrote it to.
 fn crawl_log(options: &MonitorOptions, id: i64) -> Result<Vec<FetchLogEntry>, MonitorError> {
-    let store_error = |e: ldwarc_core::store::BackendError| MonitorError::Store(e.to_string());
+    let store_error = |e: ldwarc_state::BackendError| MonitorError::Store(e.to_string());
     match &options.crawl.state {
         Some(database) => PgStateStore::connect(database)
             .and_then(|mut store| store.fetch_log(Some(id)))

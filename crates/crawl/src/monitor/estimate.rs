@@ -61,7 +61,7 @@ impl FetchHistory {
         // (crawl, pld) → requests (start, seconds), for the gaps.
         let mut sequences: BTreeMap<(i64, String), Vec<(f64, f64)>> = BTreeMap::new();
         for fetch in fetches {
-            let pld = ldwarc_core::archive::pld_of_url(&fetch.url);
+            let pld = ldwarc_surt::pld_of_url(&fetch.url);
             if fetch.robots {
                 history
                     .robots_by_pld
@@ -159,7 +159,7 @@ pub fn workloads(
 ) -> Vec<PldWorkload> {
     let mut by_pld: BTreeMap<String, (Vec<String>, Vec<f64>)> = BTreeMap::new();
     for url in urls {
-        let pld = ldwarc_core::archive::pld_of_url(url);
+        let pld = ldwarc_surt::pld_of_url(url);
         let (origins, times) = by_pld.entry(pld.clone()).or_default();
         let origin = origin_of(url);
         if !origins.contains(&origin) {

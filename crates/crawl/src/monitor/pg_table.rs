@@ -16,8 +16,8 @@ use postgres::{Client, NoTls, Row};
 
 use super::MonitorError;
 use super::table::{CycleRow, Member, MonitorTables, Observation, TimedFetch};
-use ldwarc_core::store::describe_database;
 use ldwarc_dynamics::schedule::ScheduleState;
+use ldwarc_state::describe_database;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS monitor_schedule (

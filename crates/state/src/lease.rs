@@ -12,7 +12,7 @@ use super::backend::{SqliteTransaction, StateBackend};
 use super::postgres::{PgStateStore, PgTransaction, column, frontier_row_with_id};
 use super::{CrawlRun, FetchLogEntry, FrontierEntry, StateStore};
 
-pub use crate::archive::pld_of_url;
+use ldwarc_surt::pld_of_url;
 
 /// Claiming, renewing and releasing PLD leases of a crawl.
 pub trait PldLeases {

@@ -1,4 +1,4 @@
-//! The state store under `<root>/state/`: the crawl log (one row per fetch), the crawl
+//! The state store of an ldwarc archive, under `<root>/state/`: the crawl log (one row per fetch), the crawl
 //! frontier (so a killed crawl resumes), and per-URL state (latest payload capture, ETag,
 //! Last-Modified) that revisit detection and conditional requests need. Embedded SQLite
 //! (bundled), in WAL mode so readers never block the one writer, by default; PostgreSQL
@@ -21,7 +21,7 @@ mod suite;
 pub use backend::{
     BackendError, BackendResult, BackendTransaction, SqliteTransaction, StateBackend,
 };
-pub use lease::{Claim, FencedTransaction, FrontierRows, PldLease, PldLeases, pld_of_url};
+pub use lease::{Claim, FencedTransaction, FrontierRows, PldLease, PldLeases};
 pub use pg_nodes::CrawlLoad;
 pub use postgres::{PgStateStore, PgTransaction, describe_database};
 pub use sqlite_links::FetchedEntry;

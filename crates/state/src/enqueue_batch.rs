@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::FrontierEntry;
-use super::lease::pld_of_url;
+use ldwarc_surt::pld_of_url;
 
 /// The columns of a batch of frontier rows, one URL once (with its fewest hops), in URL
 /// order: two nodes inserting overlapping batches then lock rows in the same order and
@@ -68,7 +68,7 @@ pub(super) mod tests {
     use super::*;
 
     /// A frontier entry reached by `hops` links (also for the other store tests).
-    pub(in crate::store) fn entry(url: &str, hops: u32) -> FrontierEntry {
+    pub(crate) fn entry(url: &str, hops: u32) -> FrontierEntry {
         FrontierEntry {
             url: url.into(),
             hops,
