@@ -26,8 +26,8 @@ use support::{bench_root, env_or, venv_bin};
 use chrono::TimeDelta;
 use ldwarc_core::archive::Archive;
 use ldwarc_core::index::{IndexOptions, update_index};
-use ldwarc_core::replay::{ReplayArchive, ReplayDate, Scope, SnapshotFormat, snapshot};
-use ldwarc_core::triples::{TripleIndex, TriplePattern, update_triple_index};
+use ldwarc_timetravel::replay::{ReplayArchive, ReplayDate, Scope, SnapshotFormat, snapshot};
+use ldwarc_timetravel::triples::{TripleIndex, TriplePattern, update_triple_index};
 use versioned_people::{SCHEMA, Spec, base_time, employer_iri, generate, person_iri};
 
 fn ms(duration: Duration) -> String {

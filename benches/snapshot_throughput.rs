@@ -1,6 +1,6 @@
 //! Snapshot and dataset-diff throughput: a synthetic archive of about 20,000 Linked Data
 //! documents (Turtle responses and revisits over several hours, see
-//! `tests/support/synthetic_archive.rs`) is indexed, then `ldwarc_core::replay::snapshot` writes the
+//! `tests/support/synthetic_archive.rs`) is indexed, then `ldwarc_timetravel::replay::snapshot` writes the
 //! whole dataset as of the last hour and `diff_dataset` compares the first and last hours.
 //! Prints documents, statements, statements per second and peak RSS.
 //!
@@ -18,7 +18,7 @@ use support::bench_root;
 use chrono::TimeDelta;
 use ldwarc_core::archive::Archive;
 use ldwarc_core::index::{IndexOptions, update_index};
-use ldwarc_core::replay::{
+use ldwarc_timetravel::replay::{
     ReplayArchive, ReplayDate, Scope, SnapshotFormat, diff_dataset, snapshot,
 };
 use synthetic_archive::{Spec, base_time, generate};

@@ -20,12 +20,12 @@ use support::{bench_root, env_or};
 use chrono::TimeDelta;
 use ldwarc_core::archive::Archive;
 use ldwarc_core::index::{IndexOptions, update_index};
-use ldwarc_core::replay::{ReplayArchive, ReplayDate, Scope};
-use ldwarc_core::sparql::{
+use ldwarc_timetravel::replay::{ReplayArchive, ReplayDate, Scope};
+use ldwarc_timetravel::sparql::{
     ArchiveDataset, DefaultGraph, GraphSyntax, LoadLimits, OutputChoice, ResultsFormat,
     SparqlQuery, answer, load_dataset, load_dataset_from_index,
 };
-use ldwarc_core::triples::{TripleIndex, update_triple_index};
+use ldwarc_timetravel::triples::{TripleIndex, update_triple_index};
 use versioned_people::{Spec, base_time, generate};
 
 fn ms(duration: Duration) -> String {

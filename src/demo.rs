@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-use ldwarc_core::replay::{Pick, ReplayArchive, ReplayDate, Scope, diff_dataset, history};
 use ldwarc_crawl::{CrawlOptions, crawl};
 use ldwarc_rdf::{DiffFormat, OutputFormat, diff, write_graph};
 use ldwarc_testweb::{TestWebServer, Web};
+use ldwarc_timetravel::replay::{Pick, ReplayArchive, ReplayDate, Scope, diff_dataset, history};
 
 /// The document the tour follows: it changes in epochs 1 and 2 and has a blank node.
 const FOLLOWED: &str = "http://people.delta.example/alice";

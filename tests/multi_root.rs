@@ -13,7 +13,7 @@ use std::process::Output;
 
 use crate::serve_server::LdwarcServer;
 use common::{generated, ldwarc, query_encode, run, stdout_ok};
-use ldwarc_core::replay::{ReplayArchive, is_replayable};
+use ldwarc_timetravel::replay::{ReplayArchive, is_replayable};
 
 /// Runs `ldwarc <args> --root R…` for every root given.
 fn over(roots: &[PathBuf], args: &[&str]) -> Output {

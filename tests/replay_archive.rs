@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use common::{ldwarc, run, stdout_ok, venv_bin};
 use ldwarc_core::index::Capture;
-use ldwarc_core::replay::{ReplayArchive, is_replayable};
 use ldwarc_testweb::{
     Doc, GenSpec, Resource, StaticFile, Syntax, Term, TestWebServer, Triple, Web,
 };
+use ldwarc_timetravel::replay::{ReplayArchive, is_replayable};
 
 const VOCAB: &str = "http://vocab.example/";
 

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 use ldwarc_core::index::query_check::is_time_bound;
-use ldwarc_core::replay::ReplayDate;
+use ldwarc_timetravel::replay::ReplayDate;
 
 use ldwarc_dynamics::duration::{DAY, parse_flag_duration};
 

@@ -7,16 +7,16 @@ use serde::Serialize;
 
 use super::stats_commands::{FitArg, interval};
 use super::{RootArg, flags, output};
-use ldwarc_core::dynamics::{
-    ArchiveStats, LifetimeSource, StatsOptions, WeibullModel, archive_stats,
-};
-use ldwarc_core::replay::{ReplayArchive, Scope};
 use ldwarc_dynamics::duration::{DAY, format_number};
 use ldwarc_dynamics::schedule::{Policy, Strategy, optimal_frequencies};
 use ldwarc_dynamics::{
     AdaptiveLoad, DynamicsError, FitMethod, HierarchicalFit, IntervalBounds, UrlLoad, Weibull,
     bandwidth, budget_schedule, currency_probability, format_duration, per_url_schedule,
     reindexing_period,
+};
+use ldwarc_timetravel::replay::{ReplayArchive, Scope};
+use ldwarc_timetravel::stats::{
+    ArchiveStats, LifetimeSource, StatsOptions, WeibullModel, archive_stats,
 };
 
 /// Arguments of `ldwarc plan`.

@@ -1,5 +1,5 @@
 //! `ldwarc replay`, `history`, `snapshot` and `diff`: argument parsing and output over
-//! [`ldwarc_core::replay`].
+//! [`ldwarc_timetravel::replay`].
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -8,13 +8,13 @@ use clap::Args;
 
 use super::RootsArg;
 use super::{flags, output};
-use ldwarc_core::replay::{
-    Document, DocumentChange, DocumentDiff, Pick, ReplayArchive, ReplayDate, Scope, SnapshotFormat,
-    diff_dataset, history, snapshot,
-};
 use ldwarc_rdf::{
     DiffFormat, EmbeddedSyntaxes, Graph, OutputFormat, SNIFF_LEN, Syntax, choose_syntaxes, diff,
     mislabelled, parse_graph, write_graph,
+};
+use ldwarc_timetravel::replay::{
+    Document, DocumentChange, DocumentDiff, Pick, ReplayArchive, ReplayDate, Scope, SnapshotFormat,
+    diff_dataset, history, snapshot,
 };
 
 impl RootsArg {
@@ -257,7 +257,7 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
     // A revisit's payload comes from its original: check that the revisit itself is there.
     let revisit_missing = if is_revisit {
         let root = archive.root_of(&capture.filename);
-        match ldwarc_core::replay::record_type_at(root, &capture.filename, capture.offset) {
+        match ldwarc_timetravel::replay::record_type_at(root, &capture.filename, capture.offset) {
             Ok(kind) if kind == "revisit" => None,
             Ok(kind) => Some(format!("a {kind:?} record is there, not the revisit")),
             Err(error) => Some(error.to_string()),
@@ -357,7 +357,7 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
     let entries = history(&archive, &args.url)?;
     let mut unreadable = false;
     for entry in &entries {
-        if let ldwarc_core::replay::HistoryChange::Unreadable(error) = &entry.change {
+        if let ldwarc_timetravel::replay::HistoryChange::Unreadable(error) = &entry.change {
             unreadable = true;
             eprintln!(
                 "ldwarc: warning: {} {}: unreadable: {error}",
@@ -378,9 +378,9 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
         let capture = &entry.capture;
         let hash = entry.graph_hash.as_ref();
         let detail = match &entry.change {
-            ldwarc_core::replay::HistoryChange::Redirect(target) => target.clone(),
-            ldwarc_core::replay::HistoryChange::NoGraph(reason)
-            | ldwarc_core::replay::HistoryChange::Unreadable(reason) => reason.clone(),
+            ldwarc_timetravel::replay::HistoryChange::Redirect(target) => target.clone(),
+            ldwarc_timetravel::replay::HistoryChange::NoGraph(reason)
+            | ldwarc_timetravel::replay::HistoryChange::Unreadable(reason) => reason.clone(),
             _ => String::new(),
         };
         if args.output.is_json() {

@@ -92,7 +92,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
         zipnum: args.zipnum,
         public: args.public,
         // `/sparql` queries run in workers of this same program (`ldwarc sparql --worker`).
-        sparql_worker: ldwarc_core::sparql::worker::this_program().ok(),
+        sparql_worker: ldwarc_timetravel::sparql::worker::this_program().ok(),
     };
     match run(config, super::output::print_listening) {
         Ok(()) => Ok(0),

@@ -1,5 +1,5 @@
 //! `ldwarc sparql`: a SPARQL 1.1 query over the dataset as it stood at a date, over
-//! [`ldwarc_core::sparql`].
+//! [`ldwarc_timetravel::sparql`].
 
 use std::io::{self, Read, Write};
 
@@ -9,13 +9,13 @@ use super::RootsArg;
 use super::flags;
 use super::output;
 use super::replay_commands::ScopeArgs;
-use ldwarc_core::replay::ReplayDate;
-use ldwarc_core::sparql::{
+use ldwarc_timetravel::replay::ReplayDate;
+use ldwarc_timetravel::sparql::{
     DatasetSource, DefaultGraph, GraphSyntax, LoadLimits, OutputChoice, ResultsFormat, SparqlError,
     SparqlQuery, answer, load_dataset_at, on_query_stack,
     worker::{self, WorkerEnd, WorkerLimits, run_worker},
 };
-use ldwarc_core::triples::TripleIndex;
+use ldwarc_timetravel::triples::TripleIndex;
 
 /// Arguments of `ldwarc sparql`.
 #[derive(Debug, Args)]
@@ -176,7 +176,7 @@ pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
         .and_then(|parsed| parsed)
         .map_err(|e| invalid(format!("{source}: {}", to_io(e))))?;
     output_choice(args.format, form.returns_graph())?;
-    let program = ldwarc_core::sparql::worker::this_program()
+    let program = ldwarc_timetravel::sparql::worker::this_program()
         .map_err(|e| io::Error::other(format!("finding this program to run the query: {e}")))?;
     let mut command = std::process::Command::new(program);
     command.args(worker_arguments(&args));

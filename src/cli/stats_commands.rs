@@ -1,5 +1,5 @@
-//! `ldwarc stats`: argument parsing and output over [`ldwarc_core::dynamics::archive_stats`] (change
-//! statistics of the archive's documents), [`ldwarc_core::dynamics::plots`] (`--plot`) and
+//! `ldwarc stats`: argument parsing and output over [`ldwarc_timetravel::stats::archive_stats`] (change
+//! statistics of the archive's documents), [`ldwarc_timetravel::stats::plots`] (`--plot`) and
 //! [`ldwarc_dynamics::truth`] (`--truth`).
 
 use std::io::{self, Write};
@@ -11,16 +11,16 @@ use serde::Serialize;
 
 use super::replay_commands::ScopeArgs;
 use super::{RootsArg, flags, output};
-use ldwarc_core::dynamics::archive_stats::{ArchiveStats, PldStats, SnapshotStats, UrlStats};
-use ldwarc_core::dynamics::{
-    HierarchicalStats, StatsOptions, WeibullModel, archive_stats, write_plots,
-};
-use ldwarc_core::replay::{ReplayArchive, Scope};
 use ldwarc_dynamics::duration::{DAY, format_number};
 use ldwarc_dynamics::{
     CrawlWindow, FitMethod, TruthComparison, compare_with_truth, format_duration, parse_truth,
 };
 use ldwarc_state::StateStore;
+use ldwarc_timetravel::replay::{ReplayArchive, Scope};
+use ldwarc_timetravel::stats::archive_stats::{ArchiveStats, PldStats, SnapshotStats, UrlStats};
+use ldwarc_timetravel::stats::{
+    HierarchicalStats, StatsOptions, WeibullModel, archive_stats, write_plots,
+};
 
 /// Arguments of `ldwarc stats`.
 #[derive(Debug, Args)]
@@ -284,8 +284,8 @@ fn write_summary(out: &mut dyn Write, scope: &str, stats: &ArchiveStats) -> io::
             format_duration(fit.median_days * DAY),
             fit.lifetimes,
             match fit.source {
-                ldwarc_core::dynamics::LifetimeSource::LastModified => "Last-Modified",
-                ldwarc_core::dynamics::LifetimeSource::ChangeDetection => "change-detection",
+                ldwarc_timetravel::stats::LifetimeSource::LastModified => "Last-Modified",
+                ldwarc_timetravel::stats::LifetimeSource::ChangeDetection => "change-detection",
             }
         ),
         (None, Some(why)) => writeln!(out, "mean change times     no Weibull fit: {why}"),

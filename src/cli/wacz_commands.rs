@@ -1,4 +1,4 @@
-//! `ldwarc export --wacz` and `ldwarc import`: WACZ packages, see [`ldwarc_core::replay::wacz`].
+//! `ldwarc export --wacz` and `ldwarc import`: WACZ packages, see [`ldwarc_timetravel::replay::wacz`].
 
 use std::io;
 use std::path::PathBuf;
@@ -12,9 +12,9 @@ use super::replay_commands::ScopeArgs;
 use ldwarc_core::archive::Archive;
 use ldwarc_core::index::indexer::{IndexOptions, update_index};
 use ldwarc_core::index::query::MatchType;
-use ldwarc_core::replay::ReplayArchive;
-use ldwarc_core::replay::Scope;
-use ldwarc_core::replay::wacz::{WaczSelection, export_wacz, import_wacz};
+use ldwarc_timetravel::replay::ReplayArchive;
+use ldwarc_timetravel::replay::Scope;
+use ldwarc_timetravel::replay::wacz::{WaczSelection, export_wacz, import_wacz};
 
 /// Arguments of `ldwarc export`.
 #[derive(Debug, Args)]

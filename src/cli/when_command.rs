@@ -9,8 +9,8 @@ use clap::Args;
 use super::RootsArg;
 use super::output;
 use ldwarc_core::index::merged::distinct_roots;
-use ldwarc_core::replay::ReplayDate;
-use ldwarc_core::triples::{Interval, TripleHistory, TriplePattern, intervals_across};
+use ldwarc_timetravel::replay::ReplayDate;
+use ldwarc_timetravel::triples::{Interval, TripleHistory, TriplePattern, intervals_across};
 
 /// Arguments of `ldwarc when`.
 #[derive(Debug, Args)]
@@ -70,7 +70,7 @@ pub fn when_command(args: WhenArgs) -> io::Result<i32> {
     // A triple index older than the capture index would silently miss captures.
     let indexes = distinct_roots(&args.root.roots)
         .iter()
-        .map(|root| ldwarc_core::triples::open_current(root))
+        .map(|root| ldwarc_timetravel::triples::open_current(root))
         .collect::<io::Result<Vec<_>>>()?;
     let histories = intervals_across(&indexes, &pattern, from, to);
     let mut out = output::stdout();
@@ -132,7 +132,7 @@ fn write_history(out: &mut dyn Write, history: &TripleHistory<'_>) -> io::Result
 /// be parsed; returns the run's counts as JSON.
 pub fn update_triples(root: &std::path::Path, rebuild: bool) -> io::Result<serde_json::Value> {
     let progress = output::progress(0, "triple index");
-    let run = ldwarc_core::triples::update_triple_index(root, rebuild, &|done, total| {
+    let run = ldwarc_timetravel::triples::update_triple_index(root, rebuild, &|done, total| {
         progress.set_length(total);
         progress.set_position(done);
     })?;

@@ -7,11 +7,8 @@
 
 pub mod archive;
 pub mod arguments;
-pub mod dynamics;
 pub mod index;
 pub mod output_file;
-pub mod replay;
+pub mod parallel;
 pub mod size;
-pub mod sparql;
 pub mod stable_hash;
-pub mod triples;

@@ -5,8 +5,8 @@
 use std::io;
 use std::path::Path;
 
-use ldwarc_core::replay::read_response;
 use ldwarc_state::RecordRef;
+use ldwarc_timetravel::replay::read_response;
 use ldwarc_warc::http::HttpHead;
 
 /// The HTTP head and the first `max` payload bytes of an archived response.

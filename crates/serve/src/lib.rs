@@ -2,7 +2,7 @@
 //! and the IA/OpenWayback dialect), Wayback-style replay (`id_` raw bytes, RDF in the syntax
 //! the client accepts), Memento (RFC 7089) TimeGate and TimeMaps, and server-rendered pages
 //! for people. Nothing here fetches the live web or writes to the archive; every WARC path
-//! is resolved inside the archive root by [`ldwarc_core::replay::warc_path`].
+//! is resolved inside the archive root by [`ldwarc_timetravel::replay::warc_path`].
 //!
 //! Routes (all `GET`/`HEAD`):
 //!
@@ -51,8 +51,10 @@ use axum::routing::get;
 use ldwarc_core::index::Capture;
 use ldwarc_core::index::query::case_sensitive_key;
 use ldwarc_core::index::zipnum::ZipNumIndex;
-use ldwarc_core::replay::{ReplayArchive, ReplayError, is_replayable, own_captures, sort_by_time};
 use ldwarc_surt::surt;
+use ldwarc_timetravel::replay::{
+    ReplayArchive, ReplayError, is_replayable, own_captures, sort_by_time,
+};
 
 pub use budget::{DEFAULT_MEMORY_BUDGET, MIN_MEMORY_BUDGET};
 pub use limits::Limits;

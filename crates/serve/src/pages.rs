@@ -13,11 +13,11 @@ use serde::Deserialize;
 
 use ldwarc_core::index::Capture;
 use ldwarc_core::index::query::{CdxQuery, MatchType, run_query};
-use ldwarc_core::replay::{
-    ArchivedResponse, HistoryChange, Pick, ReplayDate, history_until, is_replayable,
-};
 use ldwarc_rdf::{OutputFormat, ParsedGraph, diff as graph_diff};
 use ldwarc_surt::pay_level_domain;
+use ldwarc_timetravel::replay::{
+    ArchivedResponse, HistoryChange, Pick, ReplayDate, history_until, is_replayable,
+};
 
 use super::memento::{MementoSet, archived_url, http_date};
 use super::replay::{encode_component, memento};

@@ -14,11 +14,11 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
 
 use ldwarc_core::index::Capture;
-use ldwarc_core::replay::{
+use ldwarc_rdf::{OutputFormat, ParsedGraph, Syntax, decode_content, mislabelled, write_graph};
+use ldwarc_timetravel::replay::{
     ArchivedResponse, MAX_PAYLOAD_BYTES, Pick, ReplayDate, ReplayError, pick_capture,
     read_response, redirect_target,
 };
-use ldwarc_rdf::{OutputFormat, ParsedGraph, Syntax, decode_content, mislabelled, write_graph};
 
 use super::memento::{MementoSet, accept_ranges, archived_url, asked_datetime_or_400, http_date};
 use super::rewrite::rewrite_html;

@@ -24,9 +24,11 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 
-use ldwarc_core::replay::{ReplayDate, Scope};
-use ldwarc_core::sparql::worker::{self, WorkerEnd, WorkerLimits, run_worker};
-use ldwarc_core::sparql::{GraphSyntax, OutputChoice, ResultsFormat, SparqlQuery, on_query_stack};
+use ldwarc_timetravel::replay::{ReplayDate, Scope};
+use ldwarc_timetravel::sparql::worker::{self, WorkerEnd, WorkerLimits, run_worker};
+use ldwarc_timetravel::sparql::{
+    GraphSyntax, OutputChoice, ResultsFormat, SparqlQuery, on_query_stack,
+};
 
 use super::budget;
 use super::memento::{BAD_ACCEPT_DATETIME, accept_ranges, asked_datetime};

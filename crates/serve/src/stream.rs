@@ -21,7 +21,7 @@ use axum::response::Response;
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
-use ldwarc_core::sparql::worker::AbandonedProbe;
+use ldwarc_timetravel::sparql::worker::AbandonedProbe;
 
 use super::budget::{self, Reservation};
 use super::{State, text_response};
@@ -397,7 +397,7 @@ mod tests {
 
     fn state(root: &std::path::Path) -> State {
         std::fs::create_dir_all(root.join("index")).unwrap();
-        let archive = ldwarc_core::replay::ReplayArchive::open(root).unwrap();
+        let archive = ldwarc_timetravel::replay::ReplayArchive::open(root).unwrap();
         std::sync::Arc::new(AppState {
             archive,
             zipnum: None,

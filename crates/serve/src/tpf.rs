@@ -26,9 +26,9 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
 use chrono::{DateTime, Utc};
 
-use ldwarc_core::replay::{ReplayArchive, ReplayDate};
-use ldwarc_core::triples::{TripleIndex, TriplePattern, index_path, stale_message};
 use ldwarc_rdf::{Graph, OutputFormat, write_graph};
+use ldwarc_timetravel::replay::{ReplayArchive, ReplayDate};
+use ldwarc_timetravel::triples::{TripleIndex, TriplePattern, index_path, stale_message};
 use ldwarc_warc::time::{parse_wayback_timestamp, wayback_timestamp};
 
 use super::memento::{asked_datetime_or_400, format_http_date};

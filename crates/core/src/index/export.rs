@@ -9,7 +9,7 @@ use super::cdxj::{CDX11_LEGEND, cdx11_line, cdxj_line, push_cdx11_line, push_cdx
 use super::merged::CaptureSource;
 use super::record_codec::cdx_fields;
 use super::store::{CaptureIndex, FetchedWindow, RecordBatch, SortedPart, SortedScan, Windows};
-use crate::replay::parallel::ordered_pipeline;
+use crate::parallel::ordered_pipeline;
 
 /// The export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

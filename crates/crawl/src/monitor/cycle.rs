@@ -36,11 +36,11 @@ use super::table::{CycleRow, Member, MonitorTable, MonitorTables, Observation};
 use super::truth::{TruthScore, score};
 use crate::failures::FailureReport;
 use crate::{CrawlOptions, JoinCrawl, check_node_name, crawl, normalize};
-use ldwarc_core::replay::ReplayArchive;
 use ldwarc_dynamics::schedule::{
     ChangeHistory, Policy, ScheduleState, allocate_budget, plan_budget_cycle, plan_cycle,
 };
 use ldwarc_state::{Change, FetchLogEntry, PgStateStore, StateBackend, StateStore};
+use ldwarc_timetravel::replay::ReplayArchive;
 
 /// Crawls of the log whose fetch times feed the estimate.
 const RECENT_CRAWLS: i64 = 20;

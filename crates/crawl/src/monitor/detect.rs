@@ -8,8 +8,8 @@
 //! cycle killed after fetching a changed document but before committing would otherwise make
 //! the next cycle's download look unchanged and lose the change.
 
-use ldwarc_core::replay::{Pick, ReplayArchive, ReplayDate, ReplayError};
 use ldwarc_rdf::{Graph, TermSort, canonical_hash};
+use ldwarc_timetravel::replay::{Pick, ReplayArchive, ReplayDate, ReplayError};
 
 /// What the archive holds of a URL after a download.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -7,7 +7,6 @@ pub(crate) mod dataset;
 mod date;
 mod error;
 mod history;
-pub(crate) mod parallel;
 mod record;
 mod resolve;
 mod twins;

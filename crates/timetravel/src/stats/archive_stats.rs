@@ -21,17 +21,17 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::replay::parallel::parallel_map;
-use crate::stable_hash::fnv1a_64;
 use chrono::{DateTime, NaiveDateTime, Utc};
+use ldwarc_core::parallel::parallel_map;
+use ldwarc_core::stable_hash::fnv1a_64;
 use serde::Serialize;
 
 use super::archive_fit::{HierarchicalStats, WeibullModel, hierarchical_stats};
-use crate::index::Capture;
 use crate::replay::{
     HistoryChange, MAX_PAYLOAD_BYTES, ReplayArchive, ReplayError, Scope, history, is_replayable,
     read_response,
 };
+use ldwarc_core::index::Capture;
 use ldwarc_dynamics::adaptive::UrlLoad;
 use ldwarc_dynamics::duration::DAY;
 use ldwarc_dynamics::lifetimes::{FitMethod, SpanDistribution, fit_observed_lifetimes};

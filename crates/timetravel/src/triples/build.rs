@@ -7,11 +7,11 @@ use std::path::Path;
 
 use ldwarc_rdf::{DEFAULT_GRAPH, Graph};
 
-use crate::index::Capture;
 use crate::replay::OpenWarcFiles;
 use crate::replay::dataset::{NoGraph, Scope, graph_of, scan_urls};
-use crate::replay::parallel::parallel_map;
 use crate::replay::{ReplayArchive, ReplayError, redirect_target};
+use ldwarc_core::index::Capture;
+use ldwarc_core::parallel::parallel_map;
 
 use super::currency::capture_stamp;
 use super::store::{DocumentVersions, Entry, TripleIndex, Version, VersionState};

@@ -1,5 +1,6 @@
-//! Data parallelism for reading many documents of the archive at once (snapshots, dataset
-//! diffs, archive statistics): record reads and RDF parsing are CPU-bound and independent.
+//! Data parallelism for reading many records or documents of the archive at once (capture
+//! exports, snapshots, dataset diffs, archive statistics): record reads and RDF parsing are
+//! CPU-bound and independent.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -16,7 +17,7 @@ fn worker_count() -> usize {
 /// Runs `work` over `items` on all cores, results in input order. A panic in `work` is
 /// re-raised here rather than dropping that part's results, which would shift every later
 /// result onto the wrong item.
-pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = worker_count();
     if threads <= 1 || items.len() < 2 {
         return items.iter().map(&work).collect();
@@ -50,7 +51,7 @@ type Done<T, R> = (u64, Vec<T>, std::thread::Result<Vec<R>>);
 /// over consecutive batches, no core waits for the slowest item of a batch or for the
 /// producer. `emit` blocks while `IN_FLIGHT_PER_WORKER` batches per worker are unconsumed.
 /// A panic in `work` or `consume` is re-raised here once the threads have stopped.
-pub(crate) fn ordered_pipeline<T: Send, R: Send, P: Send>(
+pub fn ordered_pipeline<T: Send, R: Send, P: Send>(
     produce: impl FnOnce(&mut dyn FnMut(Vec<T>)) -> P + Send,
     work: impl Fn(&T) -> R + Sync,
     mut consume: impl FnMut(Vec<T>, Vec<R>),

@@ -10,9 +10,9 @@ use ldwarc_warc::time::format_warc_date;
 use ldwarc_warc::{Block, PayloadKind, WarcHeader, profiles, record_header, sha1_digest};
 
 use super::*;
-use crate::archive::{Archive, ArchiveWriter, ArchiveWriterOptions};
-use crate::index::{IndexOptions, update_index};
 use crate::replay::{ReplayArchive, ReplayDate, Scope, SnapshotFormat, diff_dataset, snapshot};
+use ldwarc_core::archive::{Archive, ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_core::index::{IndexOptions, update_index};
 
 const DOCS: usize = 14;
 const DAYS: i64 = 9;
