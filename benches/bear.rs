@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 use support::{bench_root, env_or, venv_bin};
 
 use chrono::TimeDelta;
-use ldwarc_core::archive::Archive;
-use ldwarc_core::index::{IndexOptions, update_index};
+use ldwarc_archive::archive::Archive;
+use ldwarc_archive::index::{IndexOptions, update_index};
 use ldwarc_timetravel::replay::{ReplayArchive, ReplayDate, Scope, SnapshotFormat, snapshot};
 use ldwarc_timetravel::triples::{TripleIndex, TriplePattern, update_triple_index};
 use versioned_people::{SCHEMA, Spec, base_time, employer_iri, generate, person_iri};

@@ -24,11 +24,11 @@ mod synthetic_archive;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ldwarc_core::archive::Archive;
-use ldwarc_core::index::export::{CdxFormat, export};
-use ldwarc_core::index::query::{MatchType, key_range};
-use ldwarc_core::index::store::{DocOrder, DocStoreCompression};
-use ldwarc_core::index::{CaptureIndex, IndexOptions, update_index};
+use ldwarc_archive::archive::Archive;
+use ldwarc_archive::index::export::{CdxFormat, export};
+use ldwarc_archive::index::query::{MatchType, key_range};
+use ldwarc_archive::index::store::{DocOrder, DocStoreCompression};
+use ldwarc_archive::index::{CaptureIndex, IndexOptions, update_index};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use support::env_or;
@@ -106,7 +106,10 @@ fn measure(
     let mut index = CaptureIndex::open_read_only(&index_dir).expect("open index");
     for (cache, cache_bytes) in [
         ("100 blocks/segment", 0),
-        ("32 MiB", ldwarc_core::index::store::DOC_STORE_CACHE_BYTES),
+        (
+            "32 MiB",
+            ldwarc_archive::index::store::DOC_STORE_CACHE_BYTES,
+        ),
     ] {
         index.set_doc_store_cache(cache_bytes).expect("reader");
         for pass in ["first", "second"] {

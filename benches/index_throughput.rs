@@ -33,8 +33,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::TimeDelta;
-use ldwarc_core::index::CaptureIndex;
-use ldwarc_core::index::query::{CdxQuery, run_query};
+use ldwarc_archive::index::CaptureIndex;
+use ldwarc_archive::index::query::{CdxQuery, run_query};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use support::{bench_root, env_or, time_command, venv_bin};
@@ -205,7 +205,7 @@ fn prepare(root: &Path, spec: &Spec) -> (Vec<PathBuf>, u64, u64, u64) {
             (captures.parse(), revisits.parse(), bytes.parse())
     {
         let files =
-            ldwarc_core::archive::walk_warc_files(&root.join("warc")).expect("walk archive");
+            ldwarc_archive::archive::walk_warc_files(&root.join("warc")).expect("walk archive");
         println!("reusing the archive in {}", root.display());
         return (files, captures, revisits, bytes);
     }

@@ -16,8 +16,8 @@ use std::time::Instant;
 use support::bench_root;
 
 use chrono::TimeDelta;
-use ldwarc_core::archive::Archive;
-use ldwarc_core::index::{IndexOptions, update_index};
+use ldwarc_archive::archive::Archive;
+use ldwarc_archive::index::{IndexOptions, update_index};
 use ldwarc_timetravel::replay::{
     ReplayArchive, ReplayDate, Scope, SnapshotFormat, diff_dataset, snapshot,
 };

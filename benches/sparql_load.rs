@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use support::{bench_root, env_or};
 
 use chrono::TimeDelta;
-use ldwarc_core::archive::Archive;
-use ldwarc_core::index::{IndexOptions, update_index};
+use ldwarc_archive::archive::Archive;
+use ldwarc_archive::index::{IndexOptions, update_index};
 use ldwarc_timetravel::replay::{ReplayArchive, ReplayDate, Scope};
 use ldwarc_timetravel::sparql::{
     ArchiveDataset, DefaultGraph, GraphSyntax, LoadLimits, OutputChoice, ResultsFormat,

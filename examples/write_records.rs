@@ -14,7 +14,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use chrono::Utc;
-use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_archive::archive::{ArchiveWriter, ArchiveWriterOptions};
 use ldwarc_warc::{Block, BlockBuilder, PayloadKind, WarcHeader, record_header};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

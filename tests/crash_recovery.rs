@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions, OPEN_SUFFIX, walk_warc_files};
+use ldwarc_archive::archive::{ArchiveWriter, ArchiveWriterOptions, OPEN_SUFFIX, walk_warc_files};
 use ldwarc_warc::{ReadError, WarcReader};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

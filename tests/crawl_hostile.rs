@@ -8,7 +8,7 @@ use crate::common;
 use std::time::{Duration, Instant};
 
 use common::{assert_warcs_valid, ldwarc, run, stdout_ok};
-use ldwarc_core::archive::walk_warc_files;
+use ldwarc_archive::archive::walk_warc_files;
 use ldwarc_state::{Change, StateStore};
 use ldwarc_testweb::{Doc, Hostile, Resource, Robots, Term, TestWebServer, Triple, Web};
 

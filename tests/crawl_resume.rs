@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::{assert_warcs_valid, ldwarc, run};
-use ldwarc_core::archive::walk_warc_files;
+use ldwarc_archive::archive::walk_warc_files;
 use ldwarc_state::StateStore;
 use ldwarc_testweb::{GenSpec, TestWebServer, Web};
 use rand::{Rng, SeedableRng};

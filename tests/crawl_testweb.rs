@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use common::{ldwarc, run, stdout_ok};
-use ldwarc_core::archive::walk_warc_files;
+use ldwarc_archive::archive::walk_warc_files;
 use ldwarc_state::{Change, StateStore};
 use ldwarc_testweb::{TestWebServer, Web};
 use ldwarc_warc::WarcReader;

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{assert_warcs_valid, ldwarc, run, stdout_ok};
-use ldwarc_core::archive::walk_warc_files;
+use ldwarc_archive::archive::walk_warc_files;
 
 #[test]
 fn demo_crawls_three_epochs_and_shows_history_replay_and_diff() {

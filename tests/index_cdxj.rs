@@ -366,8 +366,8 @@ fn sorted_by_key(root: &Path) -> bool {
 
 #[test]
 fn an_index_in_indexing_order_exports_the_same_and_a_rebuild_sorts_it() {
-    use ldwarc_core::index::CaptureIndex;
-    use ldwarc_core::index::store::{DocOrder, DocStoreCompression};
+    use ldwarc_archive::index::CaptureIndex;
+    use ldwarc_archive::index::store::{DocOrder, DocStoreCompression};
 
     let dir = tempfile::tempdir().expect("temp dir");
     let (sorted_root, old_root) = (dir.path().join("sorted"), dir.path().join("old"));

@@ -26,7 +26,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ldwarc_core::index::{Capture, CaptureIndex};
+use ldwarc_archive::index::{Capture, CaptureIndex};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -4,8 +4,8 @@
 
 use crate::common;
 
-use ldwarc_core::archive::Archive;
-use ldwarc_core::index::{CaptureIndex, IndexOptions, update_index};
+use ldwarc_archive::archive::Archive;
+use ldwarc_archive::index::{CaptureIndex, IndexOptions, update_index};
 
 #[test]
 fn every_revisit_is_stored_with_its_original() {

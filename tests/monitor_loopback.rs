@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
 use common::{assert_warcs_valid, ldwarc, run};
-use ldwarc_core::archive::walk_warc_files;
+use ldwarc_archive::archive::walk_warc_files;
 use ldwarc_crawl::monitor::{CycleLock, MonitorTable};
 use ldwarc_dynamics::schedule::{ChangeHistory, write_histories};
 use ldwarc_testweb::{Doc, Host, Resource, Term, TestWebServer, Triple, Web};

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, TimeZone, Utc};
 use common::{assert_warcs_valid, ldwarc, run};
-use ldwarc_core::archive::walk_warc_files;
+use ldwarc_archive::archive::walk_warc_files;
 use ldwarc_crawl::monitor::{MonitorTables, PgMonitorTable};
 use ldwarc_dynamics::schedule::{ChangeHistory, write_histories};
 use ldwarc_testweb::postgres as postgres_server;

@@ -53,7 +53,7 @@ fn assert_same(one: &Output, many: &Output, roots: &[&[PathBuf]], what: &str) {
 /// Every WARC file under `root/warc`, relative to it, in path order.
 fn warc_files(root: &Path) -> Vec<String> {
     let warc = root.join("warc");
-    ldwarc_core::archive::walk_warc_files(&warc)
+    ldwarc_archive::archive::walk_warc_files(&warc)
         .expect("walk")
         .iter()
         .map(|path| {

@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_archive::archive::{ArchiveWriter, ArchiveWriterOptions};
 
 #[test]
 fn recover_refuses_while_a_writer_holds_the_archive() {

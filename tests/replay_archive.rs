@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{ldwarc, run, stdout_ok, venv_bin};
-use ldwarc_core::index::Capture;
+use ldwarc_archive::index::Capture;
 use ldwarc_testweb::{
     Doc, GenSpec, Resource, StaticFile, Syntax, Term, TestWebServer, Triple, Web,
 };

@@ -21,7 +21,7 @@ use crate::common;
 use std::path::Path;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_archive::archive::{ArchiveWriter, ArchiveWriterOptions};
 use ldwarc_dynamics::{Weibull, reindexing_period};
 use ldwarc_warc::time::format_warc_date;
 use ldwarc_warc::{Block, PayloadKind, profiles, record_header, sha1_digest};

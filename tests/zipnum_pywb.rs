@@ -23,10 +23,10 @@ use std::path::Path;
 use cdx_queries::{Query, Row, fixed_queries, generate_query, parse_answer};
 use common::generated::{GenCapture, Rng};
 use common::{Pywb, PywbCollection, ldwarc, query_encode, run, stdout_ok};
-use ldwarc_core::index::query::{
+use ldwarc_archive::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, key_range, render,
 };
-use ldwarc_core::index::zipnum::{self, PageRequest, ZipNumIndex};
+use ldwarc_archive::index::zipnum::{self, PageRequest, ZipNumIndex};
 use serde_json::Value;
 
 /// Generated queries compared on top of the fixed ones.

@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::{ArgAction, Args};
-use ldwarc_core::index::query_check::is_time_bound;
+use ldwarc_archive::index::query_check::is_time_bound;
 use ldwarc_timetravel::replay::ReplayDate;
 
 use ldwarc_dynamics::duration::{DAY, parse_flag_duration};
@@ -138,10 +138,10 @@ pub fn bare_duration_note(text: &str, unit_name: &str) -> String {
 
 /// Parses a size: bytes, optionally with a unit (`64MiB`, `1.5GB`, `12000`).
 pub fn size(text: &str) -> Result<u64, String> {
-    ldwarc_core::size::parse_size(text)
+    ldwarc_archive::size::parse_size(text)
 }
 
-pub use ldwarc_core::arguments::{existing_file, input_file, non_empty};
+pub use ldwarc_archive::arguments::{existing_file, input_file, non_empty};
 
 /// [`input_file`], or `-` for standard input.
 pub fn input_file_or_stdin(path: std::ffi::OsString) -> Result<PathBuf, String> {

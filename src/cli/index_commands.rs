@@ -9,16 +9,16 @@ use super::RootArg;
 use super::RootsArg;
 use super::flags::{TimeBound, time_bound};
 use super::output;
-use ldwarc_core::archive::{Archive, require_index};
-use ldwarc_core::index::export::{CdxFormat, export};
-use ldwarc_core::index::query::{
+use ldwarc_archive::archive::{Archive, require_index};
+use ldwarc_archive::index::export::{CdxFormat, export};
+use ldwarc_archive::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, key_range_for_prefix, render, run_query,
 };
-use ldwarc_core::index::query_check::{check_closest, check_fields};
-use ldwarc_core::index::zipnum::{
+use ldwarc_archive::index::query_check::{check_closest, check_fields};
+use ldwarc_archive::index::zipnum::{
     DEFAULT_BLOCKS_PER_SHARD, DEFAULT_LINES_PER_BLOCK, ZipNumOptions, ZipNumWriter,
 };
-use ldwarc_core::index::{IndexOptions, MergedIndex, update_index};
+use ldwarc_archive::index::{IndexOptions, MergedIndex, update_index};
 
 /// Arguments of `ldwarc index`.
 #[derive(Debug, Args)]

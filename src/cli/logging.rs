@@ -102,7 +102,7 @@ fn filter(args: &LogArgs) -> (EnvFilter, Option<String>) {
 }
 
 /// The directives the flags stand for. `ldwarc` as a target prefix covers every crate of
-/// the workspace (`ldwarc_core`, `ldwarc_crawl`, …) and the binary.
+/// the workspace (`ldwarc_archive`, `ldwarc_crawl`, …) and the binary.
 fn default_directives(args: &LogArgs) -> String {
     if args.quiet {
         return "error".into();

@@ -473,7 +473,7 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
             out.flush()?;
             summary
         }
-        Some(path) => ldwarc_core::output_file::write_replacing(path, |out| {
+        Some(path) => ldwarc_archive::output_file::write_replacing(path, |out| {
             snapshot(
                 &archive,
                 &args.scope.scope(),

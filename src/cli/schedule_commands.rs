@@ -1,6 +1,6 @@
 //! `ldwarc simulate` (replay change histories against re-crawl strategies) and
 //! `ldwarc plan crawl-time` (how long the next crawl will take): argument parsing and output
-//! over `ldwarc_core::schedule`.
+//! over `ldwarc_archive::schedule`.
 
 use std::collections::BTreeMap;
 use std::fs::File;

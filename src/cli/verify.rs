@@ -3,8 +3,8 @@
 use std::io::{self, Write};
 
 use super::output;
-use ldwarc_core::archive::Archive;
-use ldwarc_core::index::verify::verify_index;
+use ldwarc_archive::archive::Archive;
+use ldwarc_archive::index::verify::verify_index;
 
 /// Runs the verification and prints one line per discrepancy and a summary.
 pub fn verify(archive: &Archive) -> io::Result<i32> {

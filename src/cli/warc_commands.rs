@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use super::RootArg;
 use super::output;
-use ldwarc_core::archive::{self, Archive};
+use ldwarc_archive::archive::{self, Archive};
 use ldwarc_warc::summary::{RecordSummary, summarize_all};
 use ldwarc_warc::validate::{FileReport, Rules, Severity, check_paths, check_reader_with};
 use ldwarc_warc::{ForwardOnly, WarcReader};
@@ -781,7 +781,8 @@ pub fn recover(args: RecoverArgs) -> io::Result<i32> {
     }
     // The captures in the recovered files (and any a crashed writer closed but never
     // indexed) become visible to queries, replay and serve now, not at the next crawl.
-    let run = ldwarc_core::index::indexer::update_index(&archive, &Default::default(), &|_, _| {})?;
+    let run =
+        ldwarc_archive::index::indexer::update_index(&archive, &Default::default(), &|_, _| {})?;
     for (file, error) in &run.errors {
         writeln!(out, "{file}: indexed up to damage: {error}")?;
     }

@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::RootsArg;
 use super::output;
-use ldwarc_core::index::merged::distinct_roots;
+use ldwarc_archive::index::merged::distinct_roots;
 use ldwarc_timetravel::replay::ReplayDate;
 use ldwarc_timetravel::triples::{Interval, TripleHistory, TriplePattern, intervals_across};
 

@@ -1,5 +1,5 @@
 //! A generated archive in the `warc/YYYY/MM/DD/HH/<pld>/` layout, written with
-//! `ldwarc_core::archive::ArchiveWriter` the way a crawl writes it: rounds in several hours (across
+//! `ldwarc_archive::archive::ArchiveWriter` the way a crawl writes it: rounds in several hours (across
 //! days, months and years) over several pay-level domains; request + response (or revisit) +
 //! optional metadata per fetch; Turtle, JSON-LD, RDF/XML, N-Triples and HTML bodies; 301/302/303
 //! redirects and 404s; identical-payload revisits (some of another URL, most of an original in
@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_archive::archive::{ArchiveWriter, ArchiveWriterOptions};
 use ldwarc_warc::{Block, PayloadKind, WarcHeader, profiles, record_header, sha1_digest};
 
 /// A small deterministic generator: the test web's SplitMix64, with the helpers tests use.

@@ -238,7 +238,7 @@ pub const FILTERS: &[&str] = &[
 ];
 
 /// Fields a query may select: those ldwarc prints by default.
-pub const FIELDS: &[&str] = ldwarc_core::index::query::DEFAULT_FIELDS;
+pub const FIELDS: &[&str] = ldwarc_archive::index::query::DEFAULT_FIELDS;
 
 pub const DOMAINS: &[&str] = &[
     "*.example.org",

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ldwarc_core::archive::{OPEN_SUFFIX, walk_warc_files};
+use ldwarc_archive::archive::{OPEN_SUFFIX, walk_warc_files};
 use ldwarc_surt::pay_level_domain;
 use ldwarc_testweb::{GenSpec, LoggedRequest, TestWebServer, Web};
 use ldwarc_warc::WarcReader;

@@ -23,7 +23,7 @@ use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use ldwarc_core::archive::{Archive, file_name};
+use ldwarc_archive::archive::{Archive, file_name};
 use ldwarc_warc::time::format_warc_date;
 use ldwarc_warc::{
     Block, PayloadKind, WarcWriter, profiles, record_header, sha1_digest, warcinfo_record,

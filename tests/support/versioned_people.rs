@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use ldwarc_core::archive::{ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_archive::archive::{ArchiveWriter, ArchiveWriterOptions};
 use ldwarc_warc::time::format_warc_date;
 use ldwarc_warc::{Block, PayloadKind, WarcHeader, profiles, record_header, sha1_digest};
 

@@ -20,11 +20,11 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use super::http::{Fetch, Response};
-use ldwarc_core::archive::{
+use ldwarc_archive::archive::{
     Archive, ArchiveWriter, ArchiveWriterOptions, OPEN_SUFFIX, StoredRecord,
 };
-use ldwarc_core::index::capture::{RecordLocation, read_captures};
-use ldwarc_core::index::store::{CaptureIndex, Checkpoint, FileMark, IndexBatch};
+use ldwarc_archive::index::capture::{RecordLocation, read_captures};
+use ldwarc_archive::index::store::{CaptureIndex, Checkpoint, FileMark, IndexBatch};
 use ldwarc_state::{
     BackendError, BackendResult, BackendTransaction, Change, FencedTransaction, FetchLogEntry,
     FrontierEntry, PgStateStore, RecordRef, StateBackend, StateStore, StoreError, UrlState,
@@ -244,10 +244,10 @@ impl Archiver {
     pub fn open(
         options: ArchiverOptions,
         store: CommitStore,
-    ) -> Result<(Self, Vec<ldwarc_core::archive::Recovery>), ArchiverError> {
+    ) -> Result<(Self, Vec<ldwarc_archive::archive::Recovery>), ArchiverError> {
         let (writer, recoveries) = ArchiveWriter::open(&options.root, options.writer)?;
         let archive = Archive::new(&options.root);
-        ldwarc_core::index::indexer::update_index(&archive, &Default::default(), &|_, _| {})?;
+        ldwarc_archive::index::indexer::update_index(&archive, &Default::default(), &|_, _| {})?;
         let index = CaptureIndex::open(&archive.index_dir())?;
         let checkpoint = index.checkpoint()?;
         Ok((

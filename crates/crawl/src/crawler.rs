@@ -31,7 +31,7 @@ use super::options::CrawlOptions;
 use super::politeness::{Remembered, remember_local, remember_shared};
 use super::robots::{RobotsCache, RobotsPolicy, origin_key, product_token, robots_url};
 use super::shared::{self, LeaseEvent, LeaseKeeper, SharedSettings};
-use ldwarc_core::archive::ArchiveWriterOptions;
+use ldwarc_archive::archive::ArchiveWriterOptions;
 use ldwarc_rdf::{ContextSource, LinkOptions};
 use ldwarc_state::{
     BackendResult, Change, FetchLogEntry, FetchedEntry, FrontierEntry, PgStateStore, StateBackend,
@@ -233,7 +233,7 @@ pub fn crawl(
 
 /// The embedded store under the root: a new crawl, or the interrupted one resumed.
 fn open_local(options: &CrawlOptions) -> Result<Opened, CrawlError> {
-    let state_dir = ldwarc_core::archive::Archive::new(&options.root).state_dir();
+    let state_dir = ldwarc_archive::archive::Archive::new(&options.root).state_dir();
     let store = StateStore::open(&state_dir).map_err(archiver_error)?;
     let (crawl, round, resumed) = open_crawl(&store, options)?;
     let reader = StateReader::open(&state_dir).map_err(archiver_error)?;
@@ -299,7 +299,7 @@ fn finish(
         return StateBackend::finish_crawl(&mut store, crawl, Utc::now())
             .map_err(shared::store_error);
     }
-    let state_dir = ldwarc_core::archive::Archive::new(&options.root).state_dir();
+    let state_dir = ldwarc_archive::archive::Archive::new(&options.root).state_dir();
     let store = StateStore::open(&state_dir).map_err(archiver_error)?;
     store.set_round(crawl, round).map_err(archiver_error)?;
     store

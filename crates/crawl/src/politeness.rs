@@ -191,7 +191,7 @@ pub fn remembered_for(options: &CrawlOptions) -> Result<Remembered, String> {
             .and_then(|mut store| remember_shared(&mut store, options))
             .map_err(|e| e.to_string()),
         None => {
-            let state_dir = ldwarc_core::archive::Archive::new(&options.root).state_dir();
+            let state_dir = ldwarc_archive::archive::Archive::new(&options.root).state_dir();
             let store = StateStore::open(&state_dir).map_err(|e| e.to_string())?;
             remember_local(&store, options).map_err(|e| e.to_string())
         }

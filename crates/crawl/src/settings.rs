@@ -104,7 +104,7 @@ impl FromStr for ByteSize {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, String> {
-        ldwarc_core::size::parse_size(text).map(ByteSize)
+        ldwarc_archive::size::parse_size(text).map(ByteSize)
     }
 }
 
@@ -150,7 +150,7 @@ where
 }
 
 #[cfg(feature = "cli")]
-use ldwarc_core::arguments::{existing_file, non_empty};
+use ldwarc_archive::arguments::{existing_file, non_empty};
 
 /// How the crawler fetches and writes: the options `crawl` and `monitor` share, as flags and
 /// as keys of `[crawl]` in `ldwarc.toml`.

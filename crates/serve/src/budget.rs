@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
-use ldwarc_core::index::Capture;
+use ldwarc_archive::index::Capture;
 
 use super::text_response;
 

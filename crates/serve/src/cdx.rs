@@ -4,7 +4,7 @@
 //! arrays with a header row, IA field names, regex filters, `collapse`, negative `limit`,
 //! `showResumeKey`/`resumeKey`). Both dialects accept the IA extensions.
 //!
-//! Selection is `ldwarc_core::index::query`'s (checked against pywb by `tests/query_vs_pywb.rs`),
+//! Selection is `ldwarc_archive::index::query`'s (checked against pywb by `tests/query_vs_pywb.rs`),
 //! run group by group of one urlkey. Answers in the index's order (ascending, no `closest`,
 //! no `limit=-N`) are written while the scan runs and streamed ([`super::stream`]): memory
 //! holds one urlkey's captures and a few pieces of the body, whatever the answer's size.
@@ -18,16 +18,16 @@ use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use data_encoding::BASE64URL_NOPAD;
 
-use ldwarc_core::index::Capture;
-use ldwarc_core::index::cdxj::{cdxj_line, push_json_string};
-use ldwarc_core::index::merged::MergedIndex;
-use ldwarc_core::index::query::{
+use ldwarc_archive::index::Capture;
+use ldwarc_archive::index::cdxj::{cdxj_line, push_json_string};
+use ldwarc_archive::index::merged::MergedIndex;
+use ldwarc_archive::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, apply, field_value, key_range, render,
 };
-use ldwarc_core::index::query_check::{
+use ldwarc_archive::index::query_check::{
     MAX_TIME_BOUND_DIGITS, check_closest, check_fields, is_time_bound,
 };
-use ldwarc_core::index::zipnum::{self, PageRequest, ZipNumIndex};
+use ldwarc_archive::index::zipnum::{self, PageRequest, ZipNumIndex};
 
 use super::budget::capture_cost;
 use super::memento::http_date;

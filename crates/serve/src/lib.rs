@@ -48,9 +48,9 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use axum::routing::get;
 
-use ldwarc_core::index::Capture;
-use ldwarc_core::index::query::case_sensitive_key;
-use ldwarc_core::index::zipnum::ZipNumIndex;
+use ldwarc_archive::index::Capture;
+use ldwarc_archive::index::query::case_sensitive_key;
+use ldwarc_archive::index::zipnum::ZipNumIndex;
 use ldwarc_surt::surt;
 use ldwarc_timetravel::replay::{
     ReplayArchive, ReplayError, is_replayable, own_captures, sort_by_time,

@@ -51,7 +51,7 @@ impl Default for Limits {
             head_time: Duration::from_secs(20),
             max_cdx_rows: 250_000,
             memory_budget: super::budget::DEFAULT_MEMORY_BUDGET,
-            cdx_block_captures: ldwarc_core::index::zipnum::DEFAULT_LINES_PER_BLOCK,
+            cdx_block_captures: ldwarc_archive::index::zipnum::DEFAULT_LINES_PER_BLOCK,
         }
     }
 }

@@ -7,8 +7,8 @@ use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 use chrono::{DateTime, Utc};
 
-use ldwarc_core::index::Capture;
-use ldwarc_core::index::query::{QueryOutput, render};
+use ldwarc_archive::index::Capture;
+use ldwarc_archive::index::query::{QueryOutput, render};
 use ldwarc_warc::time::parse_wayback_timestamp;
 
 use super::{State as AppStateRef, archive_failure, base_url, blocking, response, text_response};
@@ -248,7 +248,7 @@ pub(crate) fn archived_url(rest: &str, query: Option<&str>) -> Result<String, St
         return Err(format!("{url}: only http and https URLs are archived"));
     }
     // Hosts as captured: IPv6 in canonical form, international names in punycode.
-    Ok(ldwarc_core::index::url_form::lookup_form(&url).into_owned())
+    Ok(ldwarc_archive::index::url_form::lookup_form(&url).into_owned())
 }
 
 fn percent_decode(text: &str) -> String {

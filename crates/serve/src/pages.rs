@@ -11,8 +11,8 @@ use axum::response::Response;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde::Deserialize;
 
-use ldwarc_core::index::Capture;
-use ldwarc_core::index::query::{CdxQuery, MatchType, run_query};
+use ldwarc_archive::index::Capture;
+use ldwarc_archive::index::query::{CdxQuery, MatchType, run_query};
 use ldwarc_rdf::{OutputFormat, ParsedGraph, diff as graph_diff};
 use ldwarc_surt::pay_level_domain;
 use ldwarc_timetravel::replay::{

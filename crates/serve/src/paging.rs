@@ -13,12 +13,12 @@
 use std::io;
 use std::ops::ControlFlow;
 
-use ldwarc_core::index::Capture;
-use ldwarc_core::index::cdxj::cdxj_line;
-use ldwarc_core::index::merged::MergedIndex;
-use ldwarc_core::index::zipnum::{PageInfo, PageRequest};
+use ldwarc_archive::index::Capture;
+use ldwarc_archive::index::cdxj::cdxj_line;
+use ldwarc_archive::index::merged::MergedIndex;
+use ldwarc_archive::index::zipnum::{PageInfo, PageRequest};
 
-pub(crate) use ldwarc_core::index::zipnum::DEFAULT_PAGE_SIZE;
+pub(crate) use ldwarc_archive::index::zipnum::DEFAULT_PAGE_SIZE;
 
 /// The blocks and pages of the urlkey range `[start, end)` of the capture index.
 pub(crate) fn page_info(

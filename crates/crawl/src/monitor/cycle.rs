@@ -249,7 +249,7 @@ pub fn score_truth(
 }
 
 fn state_dir(root: &Path) -> std::path::PathBuf {
-    ldwarc_core::archive::Archive::new(root).state_dir()
+    ldwarc_archive::archive::Archive::new(root).state_dir()
 }
 
 fn seconds(at: DateTime<Utc>) -> f64 {

@@ -10,8 +10,8 @@
 
 use std::io::Write;
 
-use ldwarc_core::index::Capture;
-use ldwarc_core::index::query::{MatchType, key_range, key_range_for_prefix};
+use ldwarc_archive::index::Capture;
+use ldwarc_archive::index::query::{MatchType, key_range, key_range_for_prefix};
 use ldwarc_rdf::{Graph, GraphDiff, OutputFormat, SNIFF_LEN, Syntax, choose_syntaxes, diff};
 
 use super::date::ReplayDate;
@@ -20,7 +20,7 @@ use super::record::OpenWarcFiles;
 use super::resolve::{
     Pick, ReplayArchive, is_replayable, pick_capture, redirect_target, sort_by_time,
 };
-use ldwarc_core::parallel::{ordered_pipeline, parallel_map};
+use ldwarc_archive::parallel::{ordered_pipeline, parallel_map};
 
 /// Documents handed to the worker threads at once; bounds memory while keeping cores busy.
 const BATCH: usize = 256;
@@ -273,7 +273,7 @@ pub(crate) fn blank_prefix(capture: &Capture) -> String {
     format!(
         "t{}f{:016x}o{}",
         capture.time_micros,
-        ldwarc_core::stable_hash::fnv1a_64(&capture.filename),
+        ldwarc_archive::stable_hash::fnv1a_64(&capture.filename),
         capture.offset
     )
 }

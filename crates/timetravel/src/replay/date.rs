@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 
-use ldwarc_core::index::query::closest_seconds;
+use ldwarc_archive::index::query::closest_seconds;
 use ldwarc_warc::time::wayback_timestamp;
 
 /// A point in time a replay asks about.

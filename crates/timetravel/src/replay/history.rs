@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use ldwarc_core::index::Capture;
+use ldwarc_archive::index::Capture;
 use ldwarc_rdf::{GraphHash, canonical_hash};
 
 use super::error::ReplayError;

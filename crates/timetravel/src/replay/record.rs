@@ -7,7 +7,7 @@ use std::io::{self, BufRead, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use ldwarc_core::archive::OPEN_SUFFIX;
+use ldwarc_archive::archive::OPEN_SUFFIX;
 use ldwarc_warc::WarcReader;
 use ldwarc_warc::http::{HttpHead, parse_head};
 

@@ -6,9 +6,9 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use ldwarc_core::index::indexer::original_in_index;
-use ldwarc_core::index::query::{CdxQuery, MatchType, key_range, run_query};
-use ldwarc_core::index::{Capture, CaptureIndex, MergedIndex, RecordLocation};
+use ldwarc_archive::index::indexer::original_in_index;
+use ldwarc_archive::index::query::{CdxQuery, MatchType, key_range, run_query};
+use ldwarc_archive::index::{Capture, CaptureIndex, MergedIndex, RecordLocation};
 use ldwarc_rdf::{
     ContextSource, EmbeddedSyntaxes, PageOptions, ParsedGraph, SNIFF_LEN, charset_parameter,
     choose_syntaxes, parse_graph_with,
@@ -103,7 +103,7 @@ impl ReplayArchive {
     /// with different content.
     pub fn open_many(roots: &[PathBuf]) -> Result<ReplayArchive, ReplayError> {
         for root in roots {
-            ldwarc_core::archive::require_index(root).map_err(ReplayError::io)?;
+            ldwarc_archive::archive::require_index(root).map_err(ReplayError::io)?;
         }
         let index = MergedIndex::open(roots).map_err(ReplayError::io)?;
         Ok(ReplayArchive {

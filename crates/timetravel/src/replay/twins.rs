@@ -3,7 +3,7 @@
 //! `/casetest`, are one urlkey; captured in the same second they would share a memento. An
 //! exact CDX query lists them together (pywb does), but replay must serve each as itself.
 
-use ldwarc_core::index::Capture;
+use ldwarc_archive::index::Capture;
 
 /// The path and query of `url` exactly as written (case and argument order kept), which is
 /// what tells twins apart; scheme and host are left to the SURT (`http`/`https` and `www.`

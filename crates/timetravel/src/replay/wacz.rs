@@ -24,9 +24,9 @@ use sha2::{Digest, Sha256};
 use zip::CompressionMethod;
 use zip::write::SimpleFileOptions;
 
-use ldwarc_core::index::Capture;
-use ldwarc_core::index::cdxj::cdxj_line;
-use ldwarc_core::index::query::{CdxQuery, MatchType, run_query};
+use ldwarc_archive::index::Capture;
+use ldwarc_archive::index::cdxj::cdxj_line;
+use ldwarc_archive::index::query::{CdxQuery, MatchType, run_query};
 use ldwarc_warc::time::parse_wayback_timestamp;
 
 use super::{Pick, ReplayArchive, ReplayDate, is_replayable};
@@ -138,7 +138,7 @@ fn selected(archive: &ReplayArchive, selection: &WaczSelection) -> io::Result<Ve
             archive
                 .merged_index()
                 .scan_range("", None, |c| all.push(c))?;
-            captures.extend(ldwarc_core::index::query::apply(all, &query));
+            captures.extend(ldwarc_archive::index::query::apply(all, &query));
         }
     }
     captures.sort_by_cached_key(cdxj_line);

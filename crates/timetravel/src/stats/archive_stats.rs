@@ -22,8 +22,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use ldwarc_core::parallel::parallel_map;
-use ldwarc_core::stable_hash::fnv1a_64;
+use ldwarc_archive::parallel::parallel_map;
+use ldwarc_archive::stable_hash::fnv1a_64;
 use serde::Serialize;
 
 use super::archive_fit::{HierarchicalStats, WeibullModel, hierarchical_stats};
@@ -31,7 +31,7 @@ use crate::replay::{
     HistoryChange, MAX_PAYLOAD_BYTES, ReplayArchive, ReplayError, Scope, history, is_replayable,
     read_response,
 };
-use ldwarc_core::index::Capture;
+use ldwarc_archive::index::Capture;
 use ldwarc_dynamics::adaptive::UrlLoad;
 use ldwarc_dynamics::duration::DAY;
 use ldwarc_dynamics::lifetimes::{FitMethod, SpanDistribution, fit_observed_lifetimes};

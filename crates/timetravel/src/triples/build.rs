@@ -10,8 +10,8 @@ use ldwarc_rdf::{DEFAULT_GRAPH, Graph};
 use crate::replay::OpenWarcFiles;
 use crate::replay::dataset::{NoGraph, Scope, graph_of, scan_urls};
 use crate::replay::{ReplayArchive, ReplayError, redirect_target};
-use ldwarc_core::index::Capture;
-use ldwarc_core::parallel::parallel_map;
+use ldwarc_archive::index::Capture;
+use ldwarc_archive::parallel::parallel_map;
 
 use super::currency::capture_stamp;
 use super::store::{DocumentVersions, Entry, TripleIndex, Version, VersionState};

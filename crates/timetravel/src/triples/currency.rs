@@ -7,7 +7,7 @@
 use std::io;
 use std::path::Path;
 
-use ldwarc_core::index::CaptureIndex;
+use ldwarc_archive::index::CaptureIndex;
 
 use super::store::{TripleIndex, index_path};
 
@@ -75,7 +75,7 @@ pub fn triple_index_currency(root: &Path, capture_index: &CaptureIndex) -> io::R
 /// Opens the triple index of `root` when it is current; otherwise an error naming the file
 /// and the command that builds or updates it.
 pub fn open_current(root: &Path) -> io::Result<TripleIndex> {
-    ldwarc_core::archive::require_root(root)?;
+    ldwarc_archive::archive::require_root(root)?;
     let capture_index = CaptureIndex::open_read_only(&root.join("index"))?;
     match triple_index_currency(root, &capture_index)? {
         Currency::Current(index) => Ok(index),

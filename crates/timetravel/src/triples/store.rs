@@ -273,7 +273,7 @@ impl TripleIndex {
         let dir = path.parent().unwrap_or(root);
         fs::create_dir_all(dir)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
-        let mut temp = ldwarc_core::output_file::shared_temp_file(dir)?;
+        let mut temp = ldwarc_archive::output_file::shared_temp_file(dir)?;
         {
             let mut gz = GzEncoder::new(
                 io::BufWriter::new(temp.as_file_mut()),

@@ -11,8 +11,8 @@ use ldwarc_warc::{Block, PayloadKind, WarcHeader, profiles, record_header, sha1_
 
 use super::*;
 use crate::replay::{ReplayArchive, ReplayDate, Scope, SnapshotFormat, diff_dataset, snapshot};
-use ldwarc_core::archive::{Archive, ArchiveWriter, ArchiveWriterOptions};
-use ldwarc_core::index::{IndexOptions, update_index};
+use ldwarc_archive::archive::{Archive, ArchiveWriter, ArchiveWriterOptions};
+use ldwarc_archive::index::{IndexOptions, update_index};
 
 const DOCS: usize = 14;
 const DAYS: i64 = 9;

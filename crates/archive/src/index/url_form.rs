@@ -11,7 +11,7 @@ use std::borrow::Cow;
 /// when `url` is not an `http`/`https` URL with a host that the WHATWG parser accepts.
 ///
 /// ```
-/// # use ldwarc_core::index::url_form::lookup_form;
+/// # use ldwarc_archive::index::url_form::lookup_form;
 /// assert_eq!(lookup_form("http://[0:0:0:0:0:0:0:1]:8080/x"), "http://[::1]:8080/x");
 /// assert_eq!(lookup_form("http://bücher.example/B?q"), "http://xn--bcher-kva.example/B?q");
 /// assert_eq!(lookup_form("http://Example.org/A"), "http://Example.org/A");
