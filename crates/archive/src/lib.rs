@@ -8,6 +8,7 @@
 //! at any time, and every read path opens the archive without writing to it.
 
 pub mod archive;
+#[cfg(feature = "cli")]
 pub mod arguments;
 pub mod index;
 pub mod output_file;

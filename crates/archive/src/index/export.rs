@@ -12,7 +12,7 @@ use super::store::{CaptureIndex, FetchedWindow, RecordBatch, SortedPart, SortedS
 use crate::parallel::ordered_pipeline;
 
 /// The export formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CdxFormat {
     /// `urlkey timestamp {json}` as cdxj-indexer writes it.
     Cdxj,

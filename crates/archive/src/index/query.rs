@@ -10,7 +10,8 @@ use super::merged::CaptureSource;
 use ldwarc_surt::{SurtOptions, surt, surt_with};
 
 /// How the query URL selects keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum MatchType {
     /// The URL itself (and, unlike pywb, only captures whose URL matches case-exactly).
     Exact,
@@ -23,7 +24,8 @@ pub enum MatchType {
 }
 
 /// Result ordering.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SortOrder {
     /// Ascending by key and time (the default).
     Ascending,
@@ -360,7 +362,8 @@ pub fn apply(mut captures: Vec<Capture>, query: &CdxQuery) -> Vec<Capture> {
 }
 
 /// Output formats of `ldwarc query`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum QueryOutput {
     /// `urlkey timestamp {json}`.
     Cdxj,
