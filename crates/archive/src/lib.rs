@@ -7,6 +7,8 @@
 //! queries and exports CDXJ, CDX-11 and ZipNum. The index can be rebuilt from the WARC files
 //! at any time, and every read path opens the archive without writing to it.
 
+#![warn(missing_docs)]
+
 pub mod archive;
 #[cfg(feature = "cli")]
 pub mod arguments;

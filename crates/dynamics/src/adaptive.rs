@@ -33,7 +33,9 @@ pub struct UrlLoad {
 /// The shortest and longest re-crawl interval the monitor allows, seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IntervalBounds {
+    /// The shortest interval, seconds.
     pub min: f64,
+    /// The longest interval, seconds.
     pub max: f64,
 }
 

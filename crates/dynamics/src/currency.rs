@@ -100,8 +100,11 @@ pub fn reindexing_period(weibull: Weibull, alpha: f64, grace: f64) -> Result<f64
 /// every `period` seconds (paper 003 §6: "800 million pages / 8.5 days × 12 kilobytes").
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Bandwidth {
+    /// Pages re-indexed per day.
     pub documents_per_day: f64,
+    /// Bytes downloaded per second.
     pub bytes_per_second: f64,
+    /// The same in bits per second.
     pub bits_per_second: f64,
 }
 

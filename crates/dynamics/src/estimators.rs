@@ -17,14 +17,18 @@
 /// (`changed` of the first visit is ignored: there is nothing to compare it with).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Visit {
+    /// When the visit was made.
     pub at: f64,
+    /// Whether the content differed from the previous visit's.
     pub changed: bool,
 }
 
 /// The interval between two consecutive visits, and whether a change was detected across it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Interval {
+    /// The time between the two visits.
     pub length: f64,
+    /// Whether the second visit saw different content.
     pub changed: bool,
 }
 
@@ -191,7 +195,9 @@ impl ChangeEstimates {
 /// `at`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LastModified {
+    /// When the visit was made.
     pub at: f64,
+    /// The `Last-Modified` time the server reported at that visit.
     pub last_modified: f64,
 }
 

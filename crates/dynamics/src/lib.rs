@@ -27,6 +27,8 @@
 //! `ldwarc-timetravel`, which feeds an archive's documents to these functions. See
 //! `docs/dynamics.md` for the formulas and the choices made where the papers leave room.
 
+#![warn(missing_docs)]
+
 pub mod adaptive;
 pub mod currency;
 pub mod duration;
@@ -62,7 +64,12 @@ pub use weibull::Weibull;
 pub enum DynamicsError {
     /// A duration that does not parse.
     #[error("invalid duration '{text}': {why}")]
-    Duration { text: String, why: String },
+    Duration {
+        /// The text as given.
+        text: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A parameter outside its domain.
     #[error("{0}")]
     Parameter(String),

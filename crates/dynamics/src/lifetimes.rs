@@ -158,6 +158,7 @@ pub enum FitMethod {
 pub struct LifetimeFit {
     /// The fitted distribution of mean change times.
     pub weibull: Weibull,
+    /// How it was fitted.
     pub method: FitMethod,
     /// The criterion at the optimum: the negative log-likelihood per lifetime, or the mean
     /// squared CDF error of eq. 16.

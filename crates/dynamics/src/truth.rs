@@ -91,18 +91,26 @@ fn first_content_line(text: &str) -> usize {
 pub struct EstimatesPerDay {
     /// Document captures of the URL.
     pub observations: usize,
+    /// The naive estimate X/T ([`crate::naive_rate`]).
     pub naive: Option<f64>,
+    /// Cho & Garcia-Molina's bias-reduced estimate ([`crate::bias_reduced_rate`]).
     pub bias_reduced: Option<f64>,
+    /// The maximum-likelihood estimate for irregular visits ([`crate::irregular_rate_mle`]).
     pub mle: Option<f64>,
+    /// The estimate from Last-Modified times ([`crate::last_modified_rate`]).
     pub last_modified: Option<f64>,
 }
 
 /// The median relative error `|estimate − truth| / truth` of each estimator.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct MedianRelativeErrors {
+    /// Of the naive estimates.
     pub naive: Option<f64>,
+    /// Of the bias-reduced estimates.
     pub bias_reduced: Option<f64>,
+    /// Of the maximum-likelihood estimates.
     pub mle: Option<f64>,
+    /// Of the Last-Modified estimates.
     pub last_modified: Option<f64>,
 }
 

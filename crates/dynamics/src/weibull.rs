@@ -12,7 +12,9 @@ use super::numeric::{bisect, gamma};
 /// A Weibull distribution of shape `k` and scale `θ` (in the caller's time unit).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Weibull {
+    /// The shape `k`.
     pub shape: f64,
+    /// The scale `θ`.
     pub scale: f64,
 }
 

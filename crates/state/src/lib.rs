@@ -1,9 +1,11 @@
-//! The state store of an ldwarc archive, under `<root>/state/`: the crawl log (one row per fetch), the crawl
-//! frontier (so a killed crawl resumes), and per-URL state (latest payload capture, ETag,
-//! Last-Modified) that revisit detection and conditional requests need. Embedded SQLite
+//! The state store of an ldwarc archive, under `<root>/state/`: the crawl log (one row per
+//! fetch), the crawl frontier (so a killed crawl resumes), and per-URL state (latest payload
+//! capture, ETag, Last-Modified) that revisit detection and conditional requests need. Embedded SQLite
 //! (bundled), in WAL mode so readers never block the one writer, by default; PostgreSQL
 //! ([`PgStateStore`]) when several crawler nodes share one frontier, with per-PLD leases and
 //! fenced commits ([`PldLeases`], [`FencedTransaction`]). [`StateBackend`] is what both offer.
+
+#![warn(missing_docs)]
 
 mod backend;
 mod enqueue_batch;

@@ -10,6 +10,8 @@
 //! - [`stats`]: change statistics of an archive's documents, fed to the estimators of
 //!   `ldwarc-dynamics`, and their figures.
 
+#![warn(missing_docs)]
+
 pub mod replay;
 pub mod sparql;
 pub mod stats;

@@ -12,32 +12,47 @@ use crate::archive::{Archive, walk_warc_files};
 pub enum Discrepancy {
     /// A capture in the files that the index lacks.
     Missing {
+        /// The WARC file, relative to the archive's `warc/` folder.
         filename: String,
+        /// The record's byte offset in the file.
         offset: u64,
+        /// The captured URL.
         url: String,
     },
     /// An index entry with no such record in the files.
     Stale {
+        /// The WARC file, relative to the archive's `warc/` folder.
         filename: String,
+        /// The record's byte offset in the file.
         offset: u64,
+        /// The captured URL.
         url: String,
     },
     /// An index entry whose fields differ from the record's.
     Different {
+        /// The WARC file, relative to the archive's `warc/` folder.
         filename: String,
+        /// The record's byte offset in the file.
         offset: u64,
+        /// The captured URL.
         url: String,
     },
     /// A revisit whose original is not found.
     UnresolvedRevisit {
+        /// The WARC file, relative to the archive's `warc/` folder.
         filename: String,
+        /// The record's byte offset in the file.
         offset: u64,
+        /// The captured URL.
         url: String,
     },
     /// A file whose records cannot be addressed (gzipped as one whole stream), so none of
     /// them is in the index: `ldwarc index` skips it on purpose, so this is a note, not a
     /// disagreement ([`Discrepancy::is_note`]).
-    NotAddressable { filename: String },
+    NotAddressable {
+        /// The WARC file, relative to the archive's `warc/` folder.
+        filename: String,
+    },
 }
 
 impl Discrepancy {

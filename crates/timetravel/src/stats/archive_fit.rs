@@ -40,14 +40,21 @@ pub struct HierarchicalStats {
     pub timed_changes: u64,
     /// Intervals between visits that saw an RDF change at an unknown time.
     pub untimed_changes: u64,
+    /// The fitted shape `k`.
     pub shape: f64,
     /// 95% profile-likelihood interval (`null` for an end the data do not bound).
     pub shape_interval: [f64; 2],
+    /// The fitted scale `θ`, days.
     pub scale_days: f64,
+    /// Its 95% profile-likelihood interval, days.
     pub scale_interval_days: [f64; 2],
+    /// The mean of the fitted Weibull (the mean change time of a typical document), days.
     pub mean_days: f64,
+    /// Its 95% profile-likelihood interval, days.
     pub mean_interval_days: [f64; 2],
+    /// The median of the fitted Weibull, days.
     pub median_days: f64,
+    /// Its 95% profile-likelihood interval, days.
     pub median_interval_days: [f64; 2],
     /// The level of the intervals (0.95).
     pub confidence: f64,

@@ -114,6 +114,7 @@ pub struct LastModifiedStats {
 /// Everything `ldwarc stats` says about one URL.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UrlStats {
+    /// The document URL.
     pub url: String,
     /// Its pay-level domain.
     pub pld: String,
@@ -121,6 +122,7 @@ pub struct UrlStats {
     pub observations: usize,
     /// First and last observation, RFC 3339 UTC.
     pub first: String,
+    /// The last observation, RFC 3339 UTC.
     pub last: String,
     /// First to last observation, days.
     pub span_days: f64,
@@ -166,11 +168,15 @@ impl UrlStats {
 /// Aggregates over the URLs of one pay-level domain.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PldStats {
+    /// The pay-level domain.
     pub pld: String,
     /// Document URLs.
     pub urls: usize,
+    /// Observations of its URLs (captures with a graph).
     pub observations: usize,
+    /// Changes detected at the RDF level over its URLs (canonical graph hash).
     pub rdf_changes: usize,
+    /// Changes detected at the byte level over its URLs (payload digest).
     pub byte_changes: usize,
     /// URLs with at least one RDF change.
     pub changed_urls: usize,
@@ -180,6 +186,7 @@ pub struct PldStats {
     pub pooled_naive_per_day: Option<f64>,
     /// Median and mean of the URLs' bias-reduced rates, per day.
     pub median_bias_reduced_per_day: Option<f64>,
+    /// The mean of the URLs' bias-reduced rates, per day.
     pub mean_bias_reduced_per_day: Option<f64>,
 }
 
@@ -190,6 +197,7 @@ pub struct SnapshotStats {
     pub index: usize,
     /// First and last observation in it, RFC 3339 UTC.
     pub start: String,
+    /// The last observation in it, RFC 3339 UTC.
     pub end: String,
     /// Start, days since the epoch (for plots).
     #[serde(skip)]
@@ -222,17 +230,25 @@ pub enum LifetimeSource {
 /// The Weibull of mean change times fitted to the archive's lifetimes (paper 003 §5).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WeibullStats {
+    /// Where the lifetimes come from.
     pub source: LifetimeSource,
     /// Lifetimes fitted.
     pub lifetimes: usize,
     /// URLs whose observation spans make the bias correction (eq. 13).
     pub spans: usize,
+    /// The fitted shape `k`.
     pub shape: f64,
+    /// The fitted scale `θ`, days.
     pub scale_days: f64,
+    /// The mean of the fitted Weibull, days.
     pub mean_days: f64,
+    /// The median of the fitted Weibull, days.
     pub median_days: f64,
+    /// How it was fitted.
     pub method: FitMethod,
+    /// The criterion at the optimum (see [`ldwarc_dynamics::LifetimeFit`]).
     pub objective: f64,
+    /// Whether the optimiser converged.
     pub converged: bool,
     /// The median over documents of their mean interval between observations, days.
     pub crawl_interval_days: Option<f64>,
@@ -291,6 +307,7 @@ pub struct StatsSummary {
 /// Everything `ldwarc stats` computes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ArchiveStats {
+    /// Counts over the whole scope.
     pub summary: StatsSummary,
     /// Which of the two Weibull fits the figures use.
     pub model: WeibullModel,
@@ -304,8 +321,11 @@ pub struct ArchiveStats {
     /// Why there is no Weibull fit, when there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub weibull_error: Option<String>,
+    /// Per pay-level domain.
     pub plds: Vec<PldStats>,
+    /// Per snapshot (crawl), in time order.
     pub snapshots: Vec<SnapshotStats>,
+    /// Per document URL.
     pub urls: Vec<UrlStats>,
     /// One line per URL that could not be read.
     pub failures: Vec<String>,

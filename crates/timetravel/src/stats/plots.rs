@@ -29,10 +29,13 @@ const RATE_BINS: usize = 20;
 /// PLDs drawn separately in the histogram; the rest are pooled as "other".
 const MAX_PLD_SERIES: usize = 6;
 
-/// The file names `write_plots` uses.
+/// The file names `write_plots` uses: the distribution of ages.
 pub const AGE_CDF: &str = "ages-cdf.svg";
+/// The distribution of observed lifetimes with the fitted Weibull.
 pub const LIFETIME_CDF: &str = "lifetimes-cdf.svg";
+/// Change rates by pay-level domain.
 pub const RATE_HISTOGRAM: &str = "change-rates-by-pld.svg";
+/// Changes per snapshot.
 pub const SNAPSHOT_CHANGES: &str = "changes-per-snapshot.svg";
 
 /// Writes every figure the statistics have data for into `dir` (created if needed). Returns
