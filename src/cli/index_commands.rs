@@ -7,14 +7,14 @@ use clap::Args;
 
 use super::RootArg;
 use super::RootsArg;
-use super::flags::{TimeBound, time_bound};
+use super::dates::{Bound, cdx_bound};
 use super::output;
 use ldwarc_core::archive::{Archive, require_index};
 use ldwarc_core::index::export::{CdxFormat, export};
 use ldwarc_core::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, key_range_for_prefix, render, run_query,
 };
-use ldwarc_core::index::query_check::{check_closest, check_fields};
+use ldwarc_core::index::query_check::check_fields;
 use ldwarc_core::index::zipnum::{
     DEFAULT_BLOCKS_PER_SHARD, DEFAULT_LINES_PER_BLOCK, ZipNumOptions, ZipNumWriter,
 };
@@ -24,7 +24,7 @@ use ldwarc_core::index::{IndexOptions, MergedIndex, update_index};
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     #[command(flatten)]
-    root: RootArg,
+    pub(super) root: RootArg,
     /// Drop the index and rebuild it from every WARC file, on all cores.
     #[arg(long)]
     rebuild: bool,
@@ -46,7 +46,7 @@ pub struct IndexArgs {
 #[derive(Debug, Args)]
 pub struct CdxArgs {
     #[command(flatten)]
-    root: RootsArg,
+    pub(super) root: RootsArg,
     /// Output format: CDXJ, CDX-11, or json (one object per capture: the CDXJ line's urlkey
     /// and timestamp with its JSON fields, in the same order).
     #[arg(long, value_enum, default_value = "cdxj")]
@@ -86,14 +86,15 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
     })?;
     progress.finish_and_clear();
     for (file, error) in &run.errors {
-        eprintln!("ldwarc: warc/{file}: {error}");
+        tracing::error!(target: super::logging::NOTICE_TARGET, "warc/{file}: {error}");
     }
     if args.triples {
         let triples = super::when_command::update_triples(&args.root.root, args.rebuild)?;
         if args.output.is_json() {
             println!("{triples}");
         } else {
-            eprintln!(
+            tracing::info!(
+                target: super::logging::NOTICE_TARGET,
                 "triple index: {} versions added, {} documents, {} statement entries, {} terms, {} bytes",
                 triples["versions_added"],
                 triples["documents"],
@@ -279,21 +280,21 @@ pub struct QueryArgs {
     #[arg(value_name = "URL")]
     url: String,
     #[command(flatten)]
-    root: RootsArg,
+    pub(super) root: RootsArg,
     /// How the URL selects captures (default: exact, or inferred from `*.host` / `prefix*`).
     #[arg(long = "match", value_enum, value_name = "TYPE")]
     match_type: Option<MatchType>,
-    /// Earliest timestamp, 1–14 digits (padded down: 2014 = 20140101000000), or ISO 8601
-    /// (2014-03-15: from its first second).
-    #[arg(long, value_name = "TS")]
+    /// Earliest date: a timestamp of 1–14 digits (padded down: 2014 = 20140101000000), ISO
+    /// 8601 (2014-03-15: from its first second) or now.
+    #[arg(long, value_name = "DATE")]
     from: Option<String>,
-    /// Latest timestamp, 1–14 digits (padded up: 2014 = 20141231235959), or ISO 8601
-    /// (2014-03-15: to its last second).
-    #[arg(long, value_name = "TS")]
+    /// Latest date: a timestamp of 1–14 digits (padded up: 2014 = 20141231235959), ISO 8601
+    /// (2014-03-15: to its last second) or now.
+    #[arg(long, value_name = "DATE")]
     to: Option<String>,
-    /// Order by distance to this timestamp (partial timestamps mean the end of their period;
-    /// on equal distance the earlier capture comes first).
-    #[arg(long, value_name = "TS")]
+    /// Order by distance to this date (same forms as --from; a partial date means the end of
+    /// its period; on equal distance the earlier capture comes first).
+    #[arg(long, value_name = "DATE")]
     closest: Option<String>,
     /// Result order (closest is implied by --closest).
     #[arg(long, value_enum, default_value = "ascending")]
@@ -316,6 +317,32 @@ pub struct QueryArgs {
     output: Option<QueryOutput>,
 }
 
+/// One capture as a JSON object of the chosen fields, in their order: the HTTP status, length
+/// and offset as numbers, as `history --format json` and `ls --format json` write them (the
+/// CDXJ line and the server's CDX API keep pywb's strings).
+fn json_line(capture: &ldwarc_core::index::Capture, fields: Option<&[String]>) -> String {
+    use ldwarc_core::index::query::{DEFAULT_FIELDS, canonical_field, field_value};
+    let names: Vec<&str> = match fields {
+        Some(fields) => fields.iter().map(String::as_str).collect(),
+        None => DEFAULT_FIELDS.to_vec(),
+    };
+    let members: Vec<String> = names
+        .iter()
+        .filter_map(|name| {
+            let value = field_value(capture, name)?;
+            let numeric = matches!(canonical_field(name), "status" | "length" | "offset")
+                && value.parse::<u64>().is_ok();
+            let value = if numeric {
+                value
+            } else {
+                serde_json::Value::String(value).to_string()
+            };
+            Some(format!("{}: {value}", serde_json::Value::from(*name)))
+        })
+        .collect();
+    format!("{{{}}}", members.join(", "))
+}
+
 /// The capture indexes of `roots`, each of which must have one.
 fn open_indexes(roots: &[PathBuf]) -> io::Result<MergedIndex> {
     for root in roots {
@@ -327,9 +354,12 @@ fn open_indexes(roots: &[PathBuf]) -> io::Result<MergedIndex> {
 /// `ldwarc query`.
 pub fn query(args: QueryArgs) -> io::Result<i32> {
     let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
-    if let Some(closest) = &args.closest {
-        check_closest(closest).map_err(|e| invalid(format!("--{e}")))?;
-    }
+    let closest = args
+        .closest
+        .as_deref()
+        .map(|closest| super::dates::closest("--closest", closest))
+        .transpose()
+        .map_err(invalid)?;
     if let Some(fields) = &args.fields {
         check_fields(fields).map_err(|e| invalid(format!("--fields: {e}")))?;
     }
@@ -346,12 +376,12 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
     }
     let from = args
         .from
-        .map(|from| time_bound(&from, "--from", TimeBound::From))
+        .map(|from| cdx_bound("--from", &from, Bound::From))
         .transpose()
         .map_err(invalid)?;
     let to = args
         .to
-        .map(|to| time_bound(&to, "--to", TimeBound::To))
+        .map(|to| cdx_bound("--to", &to, Bound::To))
         .transpose()
         .map_err(invalid)?;
     let format = match args.output {
@@ -367,7 +397,7 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
         match_type: args.match_type,
         from,
         to,
-        closest: args.closest,
+        closest,
         sort: args.sort,
         // 0 means no limit, as the server reads `limit=0`.
         limit: args.limit.filter(|&limit| limit > 0),
@@ -377,7 +407,11 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
     let captures = run_query(&index, &query)?;
     let mut out = output::stdout();
     for capture in &captures {
-        writeln!(out, "{}", render(capture, format, args.fields.as_deref()))?;
+        let line = match format {
+            QueryOutput::Json => json_line(capture, args.fields.as_deref()),
+            _ => render(capture, format, args.fields.as_deref()),
+        };
+        writeln!(out, "{line}")?;
     }
     out.flush()?;
     Ok(0)

@@ -233,27 +233,27 @@ fn media_type_of(path: &Path) -> Option<&'static str> {
 
 fn report(file: &str, parsed: &ParsedGraph, summary: bool) {
     if parsed.embedded.is_some() && parsed.graph.is_empty() {
-        eprintln!("ldwarc: warning: {file}: no embedded RDF (RDFa, Microdata or data blocks)");
+        tracing::warn!(target: super::logging::CLI_TARGET, "{file}: no embedded RDF (RDFa, Microdata or data blocks)");
     }
     if let Some(error) = &parsed.error {
-        eprintln!(
-            "ldwarc: warning: {file}: partial graph ({} statements before: {error})",
+        tracing::warn!(
+            target: super::logging::CLI_TARGET, "{file}: partial graph ({} statements before: {error})",
             parsed.graph.len()
         );
     }
     for context in &parsed.missing_contexts {
-        eprintln!(
-            "ldwarc: warning: {file}: JSON-LD context {context} is not available offline; terms it defines were dropped"
+        tracing::warn!(
+            target: super::logging::CLI_TARGET, "{file}: JSON-LD context {context} is not available offline; terms it defines were dropped"
         );
     }
     let Some(embedded) = &parsed.embedded else {
         return;
     };
     for problem in &embedded.errors {
-        eprintln!("ldwarc: warning: {file}: {problem}");
+        tracing::warn!(target: super::logging::CLI_TARGET, "{file}: {problem}");
     }
     if summary {
-        eprintln!("ldwarc: {file}: {}", embedded.summary());
+        tracing::info!(target: super::logging::NOTICE_TARGET, "{file}: {}", embedded.summary());
     }
 }
 

@@ -342,7 +342,7 @@ fn archive_facts(root: &std::path::Path, fit: FitArg) -> io::Result<ArchiveFacts
     };
     let stats: ArchiveStats = archive_stats(&archive, &options, &mut |_, _| {})?;
     for failure in &stats.failures {
-        eprintln!("ldwarc: {failure}");
+        tracing::warn!(target: super::logging::NOTICE_TARGET, "{failure}");
     }
     let weibull = stats.mean_change_times().map_err(|why| {
         io::Error::new(
@@ -355,7 +355,7 @@ fn archive_facts(root: &std::path::Path, fit: FitArg) -> io::Result<ArchiveFacts
         .as_ref()
         .filter(|_| model == WeibullModel::PooledLifetimes);
     if let Some(warning) = pooled.and_then(|f| f.aliasing_warning()) {
-        eprintln!("ldwarc: warning: {warning}");
+        tracing::warn!(target: super::logging::CLI_TARGET, "{warning}");
     }
     let hierarchical = stats
         .hierarchical

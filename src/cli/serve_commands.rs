@@ -13,7 +13,7 @@ use ldwarc_serve::{Limits, ServeConfig, run};
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     #[command(flatten)]
-    roots: RootsArg,
+    pub(super) roots: RootsArg,
     /// Address to listen on (port 0 picks a free port; the address is printed). Binding to a
     /// non-loopback address needs --token, or --public.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
@@ -68,7 +68,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
     let bind = match resolve_bind(&args.bind) {
         Ok(bind) => bind,
         Err(message) => {
-            eprintln!("ldwarc: error: {message}");
+            tracing::error!(target: super::logging::CLI_TARGET, "{message}");
             return Ok(2);
         }
     };
@@ -97,7 +97,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
     match run(config, super::output::print_listening) {
         Ok(()) => Ok(0),
         Err(error) => {
-            eprintln!("ldwarc: error: {error}");
+            tracing::error!(target: super::logging::CLI_TARGET, "{error}");
             Ok(2)
         }
     }

@@ -24,7 +24,7 @@ use ldwarc_core::store::StateStore;
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     #[command(flatten)]
-    root: RootsArg,
+    pub(super) root: RootsArg,
     #[command(flatten)]
     scope: ScopeArgs,
     /// Output: text tables, one JSON object, or one CSV table (see --table).
@@ -137,7 +137,7 @@ pub fn stats(args: StatsArgs) -> io::Result<i32> {
     })?;
     bar.finish_and_clear();
     for failure in &stats.failures {
-        eprintln!("ldwarc: {failure}");
+        tracing::warn!(target: super::logging::NOTICE_TARGET, "{failure}");
     }
     let comparison = truth.map(|truth| {
         let estimates = stats.urls.iter().map(|u| (u.url.as_str(), u.estimates()));
@@ -146,10 +146,10 @@ pub fn stats(args: StatsArgs) -> io::Result<i32> {
     if let Some(dir) = &args.plot {
         let (written, skipped) = write_plots(&stats, dir)?;
         for path in written {
-            eprintln!("ldwarc: wrote {}", path.display());
+            tracing::info!(target: super::logging::NOTICE_TARGET, "wrote {}", path.display());
         }
         for reason in skipped {
-            eprintln!("ldwarc: no figure {reason}");
+            tracing::info!(target: super::logging::NOTICE_TARGET, "no figure {reason}");
         }
     }
     let mut out = output::stdout();

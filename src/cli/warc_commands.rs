@@ -454,8 +454,8 @@ pub fn ls(args: LsArgs) -> io::Result<i32> {
         };
         listed.before += size_of(input);
         if whole_file_gzip {
-            eprintln!(
-                "ldwarc: warning: {name}: gzipped as a whole; offsets are positions in the decompressed stream"
+            tracing::warn!(
+                target: super::logging::CLI_TARGET, "{name}: gzipped as a whole; offsets are positions in the decompressed stream"
             );
         }
     }
@@ -498,7 +498,7 @@ fn list<R: Read + Seek>(
         },
         |error| {
             *damaged = true;
-            output::suspend_progress(|| eprintln!("ldwarc: {name}: {error}"));
+            tracing::error!(target: super::logging::NOTICE_TARGET, "{name}: {error}");
         },
     );
     write_result?;
@@ -583,12 +583,12 @@ fn write_listed(
                 }
                 Ok(Listed::Damage(message)) => {
                     *damaged = true;
-                    output::suspend_progress(|| eprintln!("ldwarc: {name}: {message}"));
+                    tracing::error!(target: super::logging::NOTICE_TARGET, "{name}: {message}");
                 }
                 Ok(Listed::Done(Ok(whole_file_gzip))) => {
                     if whole_file_gzip {
-                        eprintln!(
-                            "ldwarc: warning: {name}: gzipped as a whole; offsets are positions in the decompressed stream"
+                        tracing::warn!(
+                            target: super::logging::CLI_TARGET, "{name}: gzipped as a whole; offsets are positions in the decompressed stream"
                         );
                     }
                     break;
