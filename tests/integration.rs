@@ -20,6 +20,7 @@ mod versioned_people;
 mod warc_fixture;
 
 mod cli_dates;
+mod cli_exit_statuses;
 mod cli_logging;
 mod cli_refusals;
 mod cli_shapes;

@@ -1553,13 +1553,17 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__replay)
-            opts="-v -q -h --root --format --raw --pick --syntax --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --at --format --raw --pick --syntax --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1727,13 +1731,17 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__snapshot)
-            opts="-o -v -q -h --root --prefix --host --domain --format --output --syntax --verbose --quiet --log-format --help"
+            opts="-o -v -q -h --root --at --prefix --host --domain --format --output --syntax --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

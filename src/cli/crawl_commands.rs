@@ -247,6 +247,41 @@ fn print_summary(summary: &CrawlSummary, json: bool) -> io::Result<()> {
     Ok(())
 }
 
+/// `ldwarc crawl`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const CRAWL_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc crawl --root /data/ld http://dbpedia.org/resource/Berlin",
+            "crawl two hops from a seed",
+        ),
+        (
+            "ldwarc crawl --hops 0 --delay 5s @seeds.txt",
+            "fetch only the seeds, one request per domain every 5 s",
+        ),
+        (
+            "ldwarc crawl --resume",
+            "continue a crawl that was interrupted",
+        ),
+        (
+            "ldwarc crawl --state postgres://db/ld --node n1 @seeds.txt",
+            "one node of a shared crawl",
+        ),
+    ],
+    exit_status: &[
+        (
+            "1",
+            "no seed could be fetched (each failure is listed on stderr; the crawl log has them)",
+        ),
+        (
+            "2",
+            "bad arguments or input, or no usable seed (none is an http(s) URL): nothing is \
+             created",
+        ),
+    ],
+    environment: super::help::NETWORK_ENVIRONMENT,
+    files: super::help::CRAWL_FILES,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -416,3 +416,74 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
     out.flush()?;
     Ok(0)
 }
+
+/// `ldwarc index`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const INDEX_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc index --root /data/ld",
+            "index new and grown WARC files",
+        ),
+        (
+            "ldwarc index --rebuild",
+            "read every file again, on all cores",
+        ),
+        (
+            "ldwarc index --verify",
+            "prove the index and the files agree",
+        ),
+        (
+            "ldwarc index --triples",
+            "also bring the versioned triple index up to date",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "damaged places in WARC files (each reported; what could be read is indexed), or \
+         with --verify: the index and the files disagree",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc cdx`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const CDX_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc cdx > index.cdxj",
+            "the whole index as byte-sorted CDXJ",
+        ),
+        (
+            "ldwarc cdx --format cdx11 http://example.org/",
+            "CDX-11 of one prefix, for OpenWayback",
+        ),
+        (
+            "ldwarc cdx --zipnum /srv/pywb/collections/ld/indexes",
+            "a ZipNum index pywb serves",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc query`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const QUERY_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc query http://dbpedia.org/resource/Berlin",
+            "every capture of a URL",
+        ),
+        (
+            "ldwarc query '*.example.org' --from 2024 --to 2024",
+            "a domain's captures of 2024",
+        ),
+        (
+            "ldwarc query http://example.org/a --closest 20240315 --limit 1 --format json",
+            "the nearest capture as JSON",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};

@@ -225,6 +225,18 @@ enum Command {
     },
 }
 
+/// `ldwarc demo`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+const DEMO_HELP: help::Sections = help::Sections {
+    examples: &[("ldwarc demo", "the offline tour, into ./ldwarc-demo")],
+    exit_status: &[(
+        "2",
+        "DIR is not empty and not an earlier demo's archive (nothing in it is touched), or \
+         the demo could not run",
+    )],
+    environment: &[],
+    files: &[("ldwarc-demo/", "the demo's archive (replaced on each run)")],
+};
+
 /// Runs the command line; returns the process exit status.
 pub fn run() -> i32 {
     let parsed = command()

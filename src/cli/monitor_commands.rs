@@ -246,6 +246,24 @@ fn write_score(out: &mut impl Write, score: &TruthScore) -> io::Result<()> {
     )
 }
 
+/// `ldwarc monitor`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const MONITOR_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        ("ldwarc monitor --once @kernel.txt", "one cycle (for cron)"),
+        (
+            "ldwarc monitor --every 1d --strategy dyn @kernel.txt",
+            "the observatory loop, daily",
+        ),
+        (
+            "ldwarc monitor --every 1h --strategy dyldo @kernel.txt",
+            "a weekly snapshot, up to 16 a week for documents that keep changing",
+        ),
+    ],
+    exit_status: &[],
+    environment: super::help::NETWORK_ENVIRONMENT,
+    files: super::help::CRAWL_FILES,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -287,3 +287,27 @@ fn merge(mut graphs: Vec<Graph>) -> Graph {
 fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message)
 }
+
+/// `ldwarc parse`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const PARSE_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc parse page.html --base https://example.org/page",
+            "the RDFa, Microdata and JSON-LD of a web page, as N-Triples",
+        ),
+        (
+            "curl -s https://example.org/data.ttl | ldwarc parse - --media-type text/turtle --format jsonld",
+            "any RDF syntax to any other",
+        ),
+        (
+            "ldwarc parse --report page.html",
+            "which syntaxes found how many statements",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: &[(
+        "FILE",
+        "an RDF document or an HTML/XHTML page; - for standard input (.nt and .nq files are read strictly: a line that is only Turtle is an error)",
+    )],
+};

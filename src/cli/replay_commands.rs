@@ -741,6 +741,97 @@ fn print_document_diff(
     Ok(())
 }
 
+/// `ldwarc replay`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const REPLAY_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc replay http://example.org/data@2024-03-15",
+            "the graph as it was that day, N-Triples",
+        ),
+        (
+            "ldwarc replay --format ttl http://example.org/data@20240315120000",
+            "as Turtle",
+        ),
+        (
+            "ldwarc replay --raw http://example.org/data",
+            "the latest capture's bytes as served",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "a graph was printed but is partial, the payload does not match its recorded \
+         digest, or the revisit record cited is gone (each reported)",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc history`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const HISTORY_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc history http://example.org/data",
+            "every capture and whether the graph changed",
+        ),
+        (
+            "ldwarc history --format json http://example.org/data",
+            "as JSON lines",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "a capture's record could not be read (a damaged or missing WARC file) or its graph \
+         is partial (each reported)",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc snapshot`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const SNAPSHOT_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc snapshot @2024-03-15 -o dataset.nq",
+            "the dataset that day, N-Quads",
+        ),
+        (
+            "ldwarc snapshot @2024 --domain example.org --format trig",
+            "one domain at the end of 2024, TriG",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "a document could not be read or parsed (each is reported)",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc diff`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const DIFF_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc diff http://example.org/data@2024-01 2024-06",
+            "statements added and removed",
+        ),
+        (
+            "ldwarc diff @2024-01 @2024-06 --domain example.org",
+            "every document of a domain",
+        ),
+        (
+            "ldwarc diff --format json old.ttl new.ttl",
+            "two local files, as JSON",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "with --exit-code: the graphs differ; and for dates, whenever a document could \
+         not be read (reported)",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

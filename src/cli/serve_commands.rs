@@ -109,3 +109,20 @@ fn resolve_bind(text: &str) -> Result<SocketAddr, String> {
         .next()
         .ok_or_else(|| format!("--bind {text}: no address"))
 }
+
+/// `ldwarc serve`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const SERVE_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc serve --root /data/ld",
+            "CDX API, Memento and pages on http://127.0.0.1:8080/",
+        ),
+        (
+            "ldwarc serve --bind 0.0.0.0:8080 --token s3cret",
+            "on every interface, token required",
+        ),
+    ],
+    exit_status: &[("2", "the configuration is refused (bind address, token)")],
+    environment: &[("LDWARC_SERVE_TOKEN", "the token, instead of --token")],
+    files: super::help::ROOT_FILES,
+};

@@ -379,3 +379,33 @@ fn query_command(args: SparqlArgs) -> io::Result<i32> {
     }
     Ok(if summary.failed > 0 { 1 } else { 0 })
 }
+
+/// `ldwarc sparql`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const SPARQL_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc sparql --at 2024-03-15 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }'",
+            "statements in the dataset that day",
+        ),
+        (
+            "ldwarc sparql --at 2024 --format json @people.rq",
+            "a query from a file, W3C JSON results",
+        ),
+        (
+            "ldwarc sparql --at 202406 --default-graph empty 'SELECT ?g WHERE { GRAPH ?g { ?s a ?t } }'",
+            "which documents say what",
+        ),
+    ],
+    exit_status: &[
+        (
+            "1",
+            "a document could not be read or parsed (each is reported; the answer is given without it)",
+        ),
+        (
+            "2",
+            "bad arguments or input, a query syntax error (its line and column), or an unreadable archive",
+        ),
+    ],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};

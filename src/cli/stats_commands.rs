@@ -544,6 +544,27 @@ fn write_snapshot_csv(out: &mut dyn Write, snapshots: &[SnapshotStats]) -> io::R
     Ok(())
 }
 
+/// `ldwarc stats`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const STATS_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc stats --root /data/ld",
+            "change rates, ages and the Weibull fit",
+        ),
+        (
+            "ldwarc stats --by plds --format csv > plds.csv",
+            "per pay-level domain, as CSV",
+        ),
+        (
+            "ldwarc stats --plot plots/",
+            "SVG plots of the distributions",
+        ),
+    ],
+    exit_status: &[("1", "some captures could not be read (reported)")],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -139,3 +139,45 @@ pub fn import(args: ImportArgs) -> io::Result<i32> {
     );
     Ok(0)
 }
+
+/// `ldwarc export`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const EXPORT_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc export --wacz ld.wacz --root /data/ld",
+            "the whole archive as a WACZ package",
+        ),
+        (
+            "ldwarc export --wacz org.wacz --domain example.org --from 2024 --to 2024",
+            "one domain's captures of 2024",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: &[
+        (
+            "FILE.wacz",
+            "WACZ 1.1.1: archive/ (WARC files), indexes/index.cdx.gz and index.idx, pages/pages.jsonl, datapackage.json, datapackage-digest.json",
+        ),
+        ("<root>/warc/", "the WARC files copied into the package"),
+    ],
+};
+
+/// `ldwarc import`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const IMPORT_HELP: super::help::Sections = super::help::Sections {
+    examples: &[(
+        "ldwarc import --root /data/ld crawl.wacz",
+        "bring a WACZ package's WARC files into the archive and index them",
+    )],
+    exit_status: &[(
+        "2",
+        "the package is refused (a size or hash does not verify, a file is not WARC, \
+         an unsafe entry name, a zip bomb, or its WARC files are in the archive \
+         already); the archive is left as it was",
+    )],
+    environment: &[],
+    files: &[
+        ("<root>/warc/", "where the package's WARC files are copied"),
+        ("<root>/index/", "updated with the imported captures"),
+    ],
+};

@@ -150,3 +150,28 @@ pub fn update_triples(root: &std::path::Path, rebuild: bool) -> io::Result<serde
         "bytes": run.bytes,
     }))
 }
+
+/// `ldwarc when`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const WHEN_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc when '<http://example.org/alice> <http://schema.org/worksFor> ?o'",
+            "every employer Alice had, with the dates",
+        ),
+        (
+            "ldwarc when '?s a <http://schema.org/Person>' --from 2024-01-01T00:00:00Z --to 2024-06-30",
+            "who was a person in the first half of 2024",
+        ),
+        (
+            "ldwarc when --format json '?s <http://schema.org/name> ?o'",
+            "one JSON object per statement and document",
+        ),
+        (
+            "ldwarc when --root node1 --root node2 '?s ?p ?o' --from 2024-02 --to 2024-02",
+            "what held during February 2024 in two roots answering as one archive",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: super::help::TRIPLE_FILES,
+};
