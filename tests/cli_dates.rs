@@ -98,6 +98,30 @@ fn every_spelling_of_a_date_answers_the_same() {
         [january]
     );
 
+    // history: --from and --to keep the captures in range.
+    let listed = |args: &[&str]| -> Vec<String> {
+        let mut full = vec!["history", DOC, "--format", "json"];
+        full.extend_from_slice(args);
+        out(root, &full)
+            .lines()
+            .map(|line| {
+                let entry: serde_json::Value = serde_json::from_str(line).unwrap();
+                format!(
+                    "{} {}",
+                    entry["timestamp"].as_str().unwrap(),
+                    entry["change"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        listed(&["--from", "2024-02"]),
+        [format!("{june} changed")],
+        "the change is still counted from the capture before"
+    );
+    assert_eq!(listed(&["--to", "@2024-03"]), [format!("{january} first")]);
+    assert_eq!(listed(&["--from", "2023", "--to", "now"]).len(), 2);
+
     // diff: URL@DATE with DATE or now; @DATE @now.
     let patch = "TX .\nD <http://dates.example/doc#it> <http://dates.example/v> \"old\" .\n\
                  A <http://dates.example/doc#it> <http://dates.example/v> \"new\" .\nTC .\n";
@@ -128,6 +152,8 @@ fn an_unreadable_date_is_an_error_about_that_argument() {
         (vec!["query", DOC, "--closest", bad], "--closest"),
         (vec!["query", DOC, "--from", bad], "--from"),
         (vec!["query", DOC, "--to", bad], "--to"),
+        (vec!["history", DOC, "--from", bad], "--from"),
+        (vec!["history", DOC, "--to", bad], "--to"),
         (vec!["diff", &at_url, "now"], "URL@DATE1"),
         (vec!["diff", &at_2024, bad], "[URL@]DATE2"),
         (vec!["diff", &at_bad, "@now"], "@DATE1"),

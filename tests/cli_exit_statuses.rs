@@ -155,7 +155,7 @@ fn every_documented_failure_status_is_what_the_command_exits_with() {
         (
             "monitor",
             2,
-            vec!["--root", "monitored", "--once", "example.org"],
+            vec!["--root", "never", "--once", "example.org"],
         ),
         (
             "serve",

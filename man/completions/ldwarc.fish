@@ -199,6 +199,8 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s v -l verbose -d
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l from -d 'Only captures at or after this date (a partial date: from the start of its period); each change is still the change since the capture before, listed or not' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l to -d 'Only captures at or before this date (a partial date: to the end of its period)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'

@@ -144,6 +144,13 @@ fn monitor_options(args: &MonitorArgs) -> Result<MonitorOptions, String> {
     if let Some(file) = &args.seeds_file {
         kernel.extend(super::crawl_commands::read_seed_file(file)?);
     }
+    // Refused here, before the cycle opens (and creates) the root and its state.
+    if let Some(bad) = kernel
+        .iter()
+        .find(|seed| ldwarc_crawl::normalize(seed).is_none())
+    {
+        return Err(format!("seed {bad}: not an http(s) URL"));
+    }
     let policy = Policy {
         min_interval: args.min_interval,
         max_interval: args.max_interval,

@@ -63,6 +63,13 @@ pub struct HistoryArgs {
     pub(super) root: RootsArg,
     /// The URL whose captures to list.
     url: String,
+    /// Only captures at or after this date (a partial date: from the start of its period);
+    /// each change is still the change since the capture before, listed or not.
+    #[arg(long, value_name = "DATE")]
+    from: Option<String>,
+    /// Only captures at or before this date (a partial date: to the end of its period).
+    #[arg(long, value_name = "DATE")]
+    to: Option<String>,
     #[command(flatten)]
     output: super::flags::TextFormat,
 }
@@ -359,8 +366,25 @@ fn report_parse(archive: &ReplayArchive, document: &Document) {
 
 /// `ldwarc history`.
 pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
+    let from = args
+        .from
+        .as_deref()
+        .map(|text| super::dates::from("--from", text).map(|date| date.timestamp()))
+        .transpose()
+        .map_err(invalid)?;
+    let to = args
+        .to
+        .as_deref()
+        .map(|text| super::dates::at("--to", text).map(|date| date.timestamp()))
+        .transpose()
+        .map_err(invalid)?;
     let archive = args.root.open()?;
-    let entries = history(&archive, &args.url)?;
+    let mut entries = history(&archive, &args.url)?;
+    // Timestamps are 14 digits: their order as text is their order in time.
+    entries.retain(|entry| {
+        let at = entry.capture.timestamp.as_str();
+        from.as_deref().is_none_or(|from| at >= from) && to.as_deref().is_none_or(|to| at <= to)
+    });
     let mut unreadable = false;
     for entry in &entries {
         if let ldwarc_core::replay::HistoryChange::Unreadable(error) = &entry.change {
