@@ -37,6 +37,9 @@ fn shared_fields_have_one_json_type() {
     let history: serde_json::Value =
         serde_json::from_str(out(dir.path(), &["history", DOC, "--format", "json"]).trim())
             .unwrap();
+    let cdx: serde_json::Value =
+        serde_json::from_str(out(dir.path(), &["cdx", "--format", "json"]).trim()).unwrap();
+    assert_eq!(query, cdx, "query and cdx give a capture one shape");
     assert_eq!(query["status"], 200, "{query}");
     assert_eq!(history["status"], 200, "{history}");
     assert_eq!(query["offset"], 0, "{query}");

@@ -195,7 +195,17 @@ impl<'a, W: Write> CdxjAsJson<'a, W> {
         let mut object = serde_json::Map::with_capacity(fields.len() + 2);
         object.insert("urlkey".into(), key.into());
         object.insert("timestamp".into(), timestamp.into());
-        object.extend(fields);
+        // The CDXJ line keeps cdxj-indexer's strings; JSON for programs carries the numbers
+        // as numbers, as `query`, `history` and `ls` do.
+        object.extend(fields.into_iter().map(|(name, value)| {
+            let number = match (name.as_str(), &value) {
+                ("status" | "length" | "offset", serde_json::Value::String(text)) => {
+                    text.parse::<u64>().ok()
+                }
+                _ => None,
+            };
+            (name, number.map_or(value, serde_json::Value::from))
+        }));
         serde_json::to_writer(&mut *self.out, &object)?;
         self.out.write_all(b"\n")?;
         self.line.clear();

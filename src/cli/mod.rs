@@ -285,7 +285,16 @@ pub fn run() -> i32 {
         Ok(code) => code,
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(error) => {
-            tracing::error!(target: logging::CLI_TARGET, "{error}");
+            // One line, whatever the message (a parser's may span several): scripts and log
+            // collectors read the first line of stderr.
+            let message: Vec<String> = error
+                .to_string()
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .map(str::to_string)
+                .collect();
+            tracing::error!(target: logging::CLI_TARGET, "{}", message.join(" "));
             2
         }
     }
