@@ -122,6 +122,33 @@ fn every_spelling_of_a_date_answers_the_same() {
     assert_eq!(listed(&["--to", "@2024-03"]), [format!("{january} first")]);
     assert_eq!(listed(&["--from", "2023", "--to", "now"]).len(), 2);
 
+    // cdx: --from and --to keep the lines of captures in range, in every format.
+    let cdx_times = |args: &[&str]| -> Vec<String> {
+        let mut full = vec!["cdx"];
+        full.extend_from_slice(args);
+        out(root, &full)
+            .lines()
+            .filter(|line| !line.starts_with(' '))
+            .map(|line| line.split(' ').nth(1).unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(cdx_times(&[]), [january, june]);
+    assert_eq!(cdx_times(&["--from", "2024-02"]), [june]);
+    assert_eq!(
+        cdx_times(&["--to", "@2024-05", "--format", "cdx11"]),
+        [january]
+    );
+    assert_eq!(
+        cdx_times(&["--from", "20240601000000", "--to", "now"]),
+        [june]
+    );
+    let json = out(root, &["cdx", "--format", "json", "--to", "2024-01"]);
+    assert_eq!(json.lines().count(), 1, "{json}");
+    assert!(
+        json.contains(&format!("\"timestamp\":\"{january}\"")),
+        "{json}"
+    );
+
     // diff: URL@DATE with DATE or now; @DATE @now.
     let patch = "TX .\nD <http://dates.example/doc#it> <http://dates.example/v> \"old\" .\n\
                  A <http://dates.example/doc#it> <http://dates.example/v> \"new\" .\nTC .\n";
@@ -153,6 +180,8 @@ fn an_unreadable_date_is_an_error_about_that_argument() {
         (vec!["query", DOC, "--from", bad], "--from"),
         (vec!["query", DOC, "--to", bad], "--to"),
         (vec!["history", DOC, "--from", bad], "--from"),
+        (vec!["cdx", "--from", bad], "--from"),
+        (vec!["cdx", "--to", bad], "--to"),
         (vec!["history", DOC, "--to", bad], "--to"),
         (vec!["diff", &at_url, "now"], "URL@DATE1"),
         (vec!["diff", &at_2024, bad], "[URL@]DATE2"),

@@ -215,7 +215,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__cdx)
-            opts="-v -q -h --root --format --zipnum --lines-per-block --blocks-per-shard --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --format --from --to --zipnum --lines-per-block --blocks-per-shard --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -227,6 +227,14 @@ _ldwarc() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "cdxj cdx11 json" -- "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --zipnum)

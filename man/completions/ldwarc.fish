@@ -110,6 +110,8 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l root -d 'Archive r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l format -d 'Output format: CDXJ, CDX-11, or json (one object per capture: the CDXJ line\'s urlkey and timestamp with its JSON fields, in the same order)' -r -f -a "cdxj\t'`urlkey timestamp {json}` as cdxj-indexer writes it'
 cdx11\t'Space-separated CDX with the ` CDX N b a m s k r M S V g` legend'
 json\t'One JSON object per capture'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l from -d 'Only captures at or after this date (any date form; a partial date: from the start of its period)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l to -d 'Only captures at or before this date (a partial date: to the end of its period)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l zipnum -d 'Write a ZipNum sharded index into DIR instead of printing: gzip blocks of CDXJ lines in `index-*.cdxj.gz` shards, the `index.idx` summary and the `index.loc` file (give pywb `DIR/index.idx` as a collection\'s index). Files are renamed into place when complete; the shards of an index written there before are removed' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l lines-per-block -d 'CDXJ lines per gzip block of a ZipNum index' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l blocks-per-shard -d 'Blocks per shard file of a ZipNum index' -r

@@ -54,6 +54,13 @@ pub struct CdxArgs {
     /// Only captures whose URL starts with this prefix (compared by SURT).
     #[arg(value_name = "URL-PREFIX")]
     prefix: Option<String>,
+    /// Only captures at or after this date (any date form; a partial date: from the start of
+    /// its period).
+    #[arg(long, value_name = "DATE", conflicts_with = "zipnum")]
+    from: Option<String>,
+    /// Only captures at or before this date (a partial date: to the end of its period).
+    #[arg(long, value_name = "DATE", conflicts_with = "zipnum")]
+    to: Option<String>,
     /// Write a ZipNum sharded index into DIR instead of printing: gzip blocks of CDXJ lines
     /// in `index-*.cdxj.gz` shards, the `index.idx` summary and the `index.loc` file (give
     /// pywb `DIR/index.idx` as a collection's index). Files are renamed into place when
@@ -131,6 +138,21 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
 
 /// `ldwarc cdx`.
 pub fn cdx(args: CdxArgs) -> io::Result<i32> {
+    let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
+    let range = TimeRange {
+        from: args
+            .from
+            .as_deref()
+            .map(|text| super::dates::from("--from", text).map(|d| d.timestamp()))
+            .transpose()
+            .map_err(invalid)?,
+        to: args
+            .to
+            .as_deref()
+            .map(|text| super::dates::at("--to", text).map(|d| d.timestamp()))
+            .transpose()
+            .map_err(invalid)?,
+    };
     let index = open_indexes(&args.root.roots)?;
     let (start, end) = match &args.prefix {
         Some(prefix) => key_range_for_prefix(prefix),
@@ -142,13 +164,23 @@ pub fn cdx(args: CdxArgs) -> io::Result<i32> {
     let progress = output::for_data_on_stdout(|| export_progress(&index, &args));
     let mut out = output::CountingWriter::new(output::stdout(), progress.clone());
     match args.format {
-        CdxOutput::Cdxj => export(&index, CdxFormat::Cdxj, &start, end.as_deref(), &mut out)?,
-        CdxOutput::Cdx11 => export(&index, CdxFormat::Cdx11, &start, end.as_deref(), &mut out)?,
+        CdxOutput::Cdxj | CdxOutput::Cdx11 => {
+            let format = if args.format == CdxOutput::Cdxj {
+                CdxFormat::Cdxj
+            } else {
+                CdxFormat::Cdx11
+            };
+            let mut within = InRange::new(&mut out, &range);
+            export(&index, format, &start, end.as_deref(), &mut within)?;
+            within.flush()?;
+        }
         CdxOutput::Json => {
             let mut json = CdxjAsJson::new(&mut out);
-            let lines = export(&index, CdxFormat::Cdxj, &start, end.as_deref(), &mut json)?;
+            let mut within = InRange::new(&mut json, &range);
+            export(&index, CdxFormat::Cdxj, &start, end.as_deref(), &mut within)?;
+            within.flush()?;
+            drop(within);
             json.flush()?;
-            lines
         }
     };
     progress.finish_and_clear();
@@ -166,6 +198,75 @@ enum CdxOutput {
     /// One JSON object per capture.
     #[value(alias = "jsonl")]
     Json,
+}
+
+/// The capture times `cdx --from/--to` keep, as 14-digit timestamps (inclusive).
+struct TimeRange {
+    from: Option<String>,
+    to: Option<String>,
+}
+
+/// Passes on the lines written into it whose capture time (a CDXJ or CDX-11 line's second
+/// field, 14 digits) is within the range; lines without one (CDX-11's legend) pass as they are.
+struct InRange<'a, W: Write> {
+    out: &'a mut W,
+    range: &'a TimeRange,
+    line: Vec<u8>,
+}
+
+impl<'a, W: Write> InRange<'a, W> {
+    fn new(out: &'a mut W, range: &'a TimeRange) -> Self {
+        InRange {
+            out,
+            range,
+            line: Vec::with_capacity(512),
+        }
+    }
+
+    fn keeps(&self, line: &[u8]) -> bool {
+        let Some(at) = line.split(|&b| b == b' ').nth(1) else {
+            return true;
+        };
+        if at.len() != 14 || !at.iter().all(u8::is_ascii_digit) {
+            return true;
+        }
+        // 14 digits each: their order as text is their order in time.
+        self.range
+            .from
+            .as_deref()
+            .is_none_or(|from| at >= from.as_bytes())
+            && self
+                .range
+                .to
+                .as_deref()
+                .is_none_or(|to| at <= to.as_bytes())
+    }
+}
+
+impl<W: Write> Write for InRange<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.range.from.is_none() && self.range.to.is_none() {
+            return self.out.write_all(buf).map(|()| buf.len());
+        }
+        for chunk in buf.split_inclusive(|&b| b == b'\n') {
+            self.line.extend_from_slice(chunk);
+            if chunk.ends_with(b"\n") {
+                if self.keeps(&self.line) {
+                    self.out.write_all(&self.line)?;
+                }
+                self.line.clear();
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.line.is_empty() && self.keeps(&self.line) {
+            self.out.write_all(&self.line)?;
+        }
+        self.line.clear();
+        self.out.flush()
+    }
 }
 
 /// Turns the CDXJ lines written into it into JSON lines: `urlkey timestamp {fields}` becomes
