@@ -58,10 +58,26 @@ pub fn run_demo(dir: &Path, out: &mut dyn Write) -> io::Result<()> {
         crawl_times.push(ReplayDate::from_instant(finished));
     }
     let archive = ReplayArchive::open(dir).map_err(io::Error::from)?;
-    show_history(&archive, out)?;
-    show_replay(&archive, &crawl_times[0], out)?;
-    show_diff(&archive, &crawl_times, out)?;
-    show_next_steps(dir, &crawl_times, out)
+    // Every command shown names the archive, so that it runs as printed.
+    let root = shell_word(&dir.display().to_string());
+    show_history(&archive, &root, out)?;
+    show_replay(&archive, &root, &crawl_times[0], out)?;
+    show_diff(&archive, &root, &crawl_times, out)?;
+    show_next_steps(&root, &crawl_times, out)
+}
+
+/// `text` as one word for a POSIX shell: as it is when it holds nothing the shell reads
+/// specially, else in single quotes.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:,@%=".contains(&b));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 /// Marks a directory as a demo archive, which a later demo run may replace.
@@ -114,8 +130,8 @@ fn wait_for_next_second() {
     )));
 }
 
-fn show_history(archive: &ReplayArchive, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "\n$ ldwarc history {FOLLOWED}")?;
+fn show_history(archive: &ReplayArchive, root: &str, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "\n$ ldwarc history --root {root} {FOLLOWED}")?;
     for entry in history(archive, FOLLOWED).map_err(io::Error::from)? {
         writeln!(
             out,
@@ -130,10 +146,15 @@ fn show_history(archive: &ReplayArchive, out: &mut dyn Write) -> io::Result<()> 
     Ok(())
 }
 
-fn show_replay(archive: &ReplayArchive, first: &ReplayDate, out: &mut dyn Write) -> io::Result<()> {
+fn show_replay(
+    archive: &ReplayArchive,
+    root: &str,
+    first: &ReplayDate,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     writeln!(
         out,
-        "\n$ ldwarc replay {FOLLOWED}@{} --format ttl    (as it was after the first crawl)",
+        "\n$ ldwarc replay --root {root} {FOLLOWED}@{} --format ttl    (as it was after the first crawl)",
         first.timestamp()
     )?;
     let document = archive
@@ -153,11 +174,16 @@ fn show_replay(archive: &ReplayArchive, first: &ReplayDate, out: &mut dyn Write)
     Ok(())
 }
 
-fn show_diff(archive: &ReplayArchive, times: &[ReplayDate], out: &mut dyn Write) -> io::Result<()> {
+fn show_diff(
+    archive: &ReplayArchive,
+    root: &str,
+    times: &[ReplayDate],
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let (first, last) = (&times[0], &times[times.len() - 1]);
     writeln!(
         out,
-        "\n$ ldwarc diff {FOLLOWED}@{} {}    (RDF Patch: D removed, A added)",
+        "\n$ ldwarc diff --root {root} {FOLLOWED}@{} {}    (RDF Patch: D removed, A added)",
         first.timestamp(),
         last.timestamp()
     )?;
@@ -175,7 +201,7 @@ fn show_diff(archive: &ReplayArchive, times: &[ReplayDate], out: &mut dyn Write)
     }
     writeln!(
         out,
-        "\n$ ldwarc diff @{} @{}    (every document)",
+        "\n$ ldwarc diff --root {root} @{} @{}    (every document)",
         first.timestamp(),
         last.timestamp()
     )?;
@@ -204,8 +230,7 @@ fn show_diff(archive: &ReplayArchive, times: &[ReplayDate], out: &mut dyn Write)
     )
 }
 
-fn show_next_steps(dir: &Path, times: &[ReplayDate], out: &mut dyn Write) -> io::Result<()> {
-    let root = dir.display();
+fn show_next_steps(root: &str, times: &[ReplayDate], out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "\nThe archive is in {root} (WARC files under warc/, the index under index/).\n\
@@ -217,4 +242,18 @@ fn show_next_steps(dir: &Path, times: &[ReplayDate], out: &mut dyn Write) -> io:
          Archive real Linked Data with `ldwarc crawl --root DIR SEED-URL...` (see `man ldwarc-crawl`).",
         times[1].timestamp()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_quoted_only_when_the_shell_would_read_them() {
+        assert_eq!(shell_word("/tmp/ldwarc-demo"), "/tmp/ldwarc-demo");
+        assert_eq!(shell_word("/tmp/my tour"), "'/tmp/my tour'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
+        assert_eq!(shell_word(""), "''");
+    }
 }

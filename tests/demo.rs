@@ -1,6 +1,8 @@
 //! `ldwarc demo`: the README's first command works without network, crawls three epochs into a
 //! valid archive, and shows a history with changes, a replayed graph and a diff.
 
+use std::path::Path;
+
 use crate::common;
 
 use common::{assert_warcs_valid, ldwarc, run, stdout_ok};
@@ -9,7 +11,8 @@ use ldwarc_archive::archive::walk_warc_files;
 #[test]
 fn demo_crawls_three_epochs_and_shows_history_replay_and_diff() {
     let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("tour");
+    // A space in the path: the commands printed must quote it to run as printed.
+    let target = dir.path().join("my tour");
     let output = run(ldwarc().arg("demo").arg(&target));
     let text = stdout_ok(&output, "ldwarc demo");
     for crawl in ["crawl 1:", "crawl 2:", "crawl 3:"] {
@@ -34,7 +37,7 @@ fn demo_crawls_three_epochs_and_shows_history_replay_and_diff() {
     assert!(text.contains("A <http://people.delta.example/alice#me> <http://vocab.delta.example/ns#knows> <http://people.delta.example/dave#me> ."), "{text}");
     let patch: Vec<&str> = text
         .lines()
-        .skip_while(|l| !l.starts_with("$ ldwarc diff http"))
+        .skip_while(|l| !l.starts_with("$ ldwarc diff --root") || !l.contains(" http"))
         .skip(1)
         .take_while(|l| !l.starts_with('$'))
         .collect();
@@ -44,6 +47,39 @@ fn demo_crawls_three_epochs_and_shows_history_replay_and_diff() {
         text.contains("ldwarc serve") || text.contains("Go on with"),
         "{text}"
     );
+
+    // Every command it shows runs as printed, from anywhere.
+    let commands: Vec<&str> = text
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("$ ")
+                .or_else(|| l.strip_prefix("  ldwarc ").map(|_| l.trim()))
+        })
+        .map(|l| l.split("    (").next().unwrap())
+        .collect();
+    assert_eq!(commands.len(), 8, "{text}");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_ldwarc")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    for command in commands {
+        let output = run(std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .env("PATH", &path)
+            .env_remove("LDWARC_ROOT")
+            .current_dir(elsewhere.path()));
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{command}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!output.stdout.is_empty(), "{command}");
+    }
 
     let files = walk_warc_files(&target.join("warc")).unwrap();
     assert!(!files.is_empty());
@@ -74,5 +110,6 @@ fn history_len(root: &std::path::Path) -> usize {
         .args(["history", "--root"])
         .arg(root)
         .arg("http://people.delta.example/alice"));
-    stdout_ok(&output, "ldwarc history").lines().count()
+    // Less the header row.
+    stdout_ok(&output, "ldwarc history").lines().count() - 1
 }

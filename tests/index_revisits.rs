@@ -250,6 +250,7 @@ fn revisits_resolve_to_payload_records_and_resources_replay() {
     );
     let changes: Vec<&str> = history
         .lines()
+        .skip(1) // the header row
         .map(|line| line.split_whitespace().nth(6).unwrap_or(""))
         .collect();
     assert_eq!(changes, ["first", "unchanged"], "{history}");

@@ -19,6 +19,11 @@ mod versioned_people;
 #[path = "support/warc_fixture.rs"]
 mod warc_fixture;
 
+mod cli_dates;
+mod cli_exit_statuses;
+mod cli_logging;
+mod cli_refusals;
+mod cli_shapes;
 mod cli_vocabulary;
 mod cluster_faults;
 mod cluster_operation;

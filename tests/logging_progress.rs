@@ -16,7 +16,9 @@ fn stderr_of(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// `ldwarc [GLOBAL…] crawl --root ROOT SEEDS…` with `RUST_LOG` cleared (or set).
+/// `ldwarc [GLOBAL…] crawl --root ROOT SEEDS…` with `RUST_LOG` cleared (or set): a seed that
+/// is not http(s), skipped with a warning, beside one on a closed port (a crawl with no usable
+/// seed at all is refused before it starts), so the crawl runs, fetches nothing and exits 1.
 fn crawl_invalid_seed(root: &Path, global: &[&str], rust_log: Option<&str>) -> Output {
     let mut command = ldwarc();
     command.env_remove("RUST_LOG");
@@ -28,7 +30,8 @@ fn crawl_invalid_seed(root: &Path, global: &[&str], rust_log: Option<&str>) -> O
         .arg("crawl")
         .arg("--root")
         .arg(root)
-        .args(["--format", "json", "ftp://files.example/data.nt"]))
+        .args(["--format", "json", "ftp://files.example/data.nt"])
+        .arg(format!("http://127.0.0.1:{}/", common::free_port())))
 }
 
 #[test]
@@ -36,7 +39,7 @@ fn library_warnings_reach_stderr_by_default_and_quiet_drops_them() {
     let root = tempfile::tempdir().unwrap();
     let output = crawl_invalid_seed(root.path(), &[], None);
     let stderr = stderr_of(&output);
-    assert!(output.status.success(), "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.lines().any(|l| l
             == "ldwarc: warning: skipping seed ftp://files.example/data.nt: not an http(s) URL"),
@@ -47,7 +50,7 @@ fn library_warnings_reach_stderr_by_default_and_quiet_drops_them() {
 
     let quiet = crawl_invalid_seed(root.path(), &["-q"], None);
     let stderr = stderr_of(&quiet);
-    assert!(quiet.status.success(), "{stderr}");
+    assert_eq!(quiet.status.code(), Some(1), "{stderr}");
     assert!(!stderr.contains("skipping seed"), "{stderr}");
 }
 
@@ -97,7 +100,7 @@ fn rust_log_overrides_the_flags() {
     // RUST_LOG=error silences the warning even with -v.
     let output = crawl_invalid_seed(root.path(), &["-v"], Some("error"));
     let stderr = stderr_of(&output);
-    assert!(output.status.success(), "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(!stderr.contains("skipping seed"), "{stderr}");
     assert!(!stderr.contains("crawl started"), "{stderr}");
     // RUST_LOG for one crate turns on its info events without any flag.
@@ -113,7 +116,7 @@ fn json_log_format_writes_json_lines_with_utc_timestamps() {
     let output = crawl_invalid_seed(root.path(), &["--log-format", "json", "-v"], None);
     let after = chrono::Utc::now();
     let stderr = stderr_of(&output);
-    assert!(output.status.success(), "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
     let events: Vec<serde_json::Value> = stderr
         .lines()
         .map(|line| {

@@ -284,7 +284,7 @@ fn a_file_name_with_other_content_in_another_root_is_refused() {
         }
     }
     let unindexed = dir.path().join("unindexed");
-    std::fs::create_dir_all(&unindexed).expect("mkdir");
+    std::fs::create_dir_all(unindexed.join("warc")).expect("mkdir");
     let output = over(
         &[first, unindexed.clone()],
         &["history", "http://example.org/"],

@@ -215,7 +215,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__cdx)
-            opts="-v -q -h --root --format --zipnum --lines-per-block --blocks-per-shard --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --format --from --to --zipnum --lines-per-block --blocks-per-shard --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -227,6 +227,14 @@ _ldwarc() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "cdxj cdx11 json" -- "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --zipnum)
@@ -967,13 +975,21 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__history)
-            opts="-v -q -h --root --format --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --from --to --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1553,13 +1569,17 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__replay)
-            opts="-v -q -h --root --format --raw --pick --syntax --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --at --format --raw --pick --syntax --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1727,13 +1747,17 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__snapshot)
-            opts="-o -v -q -h --root --prefix --host --domain --format --output --syntax --verbose --quiet --log-format --help"
+            opts="-o -v -q -h --root --at --prefix --host --domain --format --output --syntax --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

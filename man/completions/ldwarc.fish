@@ -110,6 +110,8 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l root -d 'Archive r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l format -d 'Output format: CDXJ, CDX-11, or json (one object per capture: the CDXJ line\'s urlkey and timestamp with its JSON fields, in the same order)' -r -f -a "cdxj\t'`urlkey timestamp {json}` as cdxj-indexer writes it'
 cdx11\t'Space-separated CDX with the ` CDX N b a m s k r M S V g` legend'
 json\t'One JSON object per capture'"
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l from -d 'Only captures at or after this date (any date form; a partial date: from the start of its period)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l to -d 'Only captures at or before this date (a partial date: to the end of its period)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l zipnum -d 'Write a ZipNum sharded index into DIR instead of printing: gzip blocks of CDXJ lines in `index-*.cdxj.gz` shards, the `index.idx` summary and the `index.loc` file (give pywb `DIR/index.idx` as a collection\'s index). Files are renamed into place when complete; the shards of an index written there before are removed' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l lines-per-block -d 'CDXJ lines per gzip block of a ZipNum index' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l blocks-per-shard -d 'Blocks per shard file of a ZipNum index' -r
@@ -123,9 +125,9 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l match -d 'How th
 prefix\t'Every URL starting with the query URL'
 host\t'Every URL of the host'
 domain\t'Every URL of the host and its subdomains'"
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l from -d 'Earliest timestamp, 1–14 digits (padded down: 2014 = 20140101000000), or ISO 8601 (2014-03-15: from its first second)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l to -d 'Latest timestamp, 1–14 digits (padded up: 2014 = 20141231235959), or ISO 8601 (2014-03-15: to its last second)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l closest -d 'Order by distance to this timestamp (partial timestamps mean the end of their period; on equal distance the earlier capture comes first)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l from -d 'Earliest date: a timestamp of 1–14 digits (padded down: 2014 = 20140101000000), ISO 8601 (2014-03-15: from its first second) or now' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l to -d 'Latest date: a timestamp of 1–14 digits (padded up: 2014 = 20141231235959), ISO 8601 (2014-03-15: to its last second) or now' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l closest -d 'Order by distance to this date (same forms as --from; a partial date means the end of its period; on equal distance the earlier capture comes first)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand query" -l sort -d 'Result order (closest is implied by --closest)' -r -f -a "ascending\t'Ascending by key and time (the default)'
 reverse\t'Descending'
 closest\t'By distance to `closest` (the default when `closest` is given)'"
@@ -188,6 +190,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s v -l verbose -d 
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand crawl" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l at -d 'The date, instead of @DATE after the URL (the URL is then taken whole, @ and all)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l format -d 'Output syntax of the graph (default: nt, or nq when the document has named graphs; json is JSON-LD)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l pick -d 'Which capture answers: the latest at or before DATE, or the closest on either side' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -l syntax -d 'HTML pages: keep only these embedded syntaxes (comma-separated)' -r
@@ -198,6 +201,8 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s v -l verbose -d
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l from -d 'Only captures at or after this date (a partial date: from the start of its period); each change is still the change since the capture before, listed or not' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l to -d 'Only captures at or before this date (a partial date: to the end of its period)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l format -d 'Output format: text for people, or json for programs (one JSON object per line where the output is a list)' -r -f -a "text\t'Lines for people'
 json\t'JSON: one object per line for lists, else one object'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
@@ -207,6 +212,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -s v -l verbose -
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l at -d 'The date, instead of @DATE' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l prefix -d 'Only URLs starting with this prefix' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l host -d 'Only URLs on this host' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand snapshot" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r
@@ -247,7 +253,7 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -s v -l verbose -d '
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -s q -l quiet -d 'Log only errors, and no progress lines (for `check`: also print only the summary line)'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand when" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand sparql" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand sparql" -l at -d 'The dataset as it stood at DATE (same date forms as replay; a leading @ is allowed)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand sparql" -l at -d 'The dataset as it stood at DATE, instead of @DATE before the query (same date forms as replay, now included; a leading @ is allowed)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand sparql" -l prefix -d 'Only URLs starting with this prefix' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand sparql" -l host -d 'Only URLs on this host' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand sparql" -l domain -d 'Only URLs on this domain and its subdomains (e.g. a pay-level domain)' -r

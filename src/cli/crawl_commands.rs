@@ -39,6 +39,17 @@ pub struct CrawlArgs {
 /// Runs `ldwarc crawl`.
 pub fn crawl_command(args: CrawlArgs) -> io::Result<i32> {
     let options = options_from(args.root.root.clone(), &args).map_err(io::Error::other)?;
+    if !options.resume && options.join == JoinCrawl::New {
+        require_usable_seed(&options.seeds)?;
+        // The archive exists from the start (a crawl that fetches nothing still made one,
+        // which the reading commands then accept as an empty archive).
+        std::fs::create_dir_all(args.root.root.join("warc")).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("{}: {e}", args.root.root.join("warc").display()),
+            )
+        })?;
+    }
     let bar = output::spinner("crawl");
     let shown = bar.clone();
     let result = crawl(options, &move |progress: &CrawlProgress| {
@@ -49,10 +60,38 @@ pub fn crawl_command(args: CrawlArgs) -> io::Result<i32> {
     print_summary(&summary, args.output.is_json())?;
     print_failures(&summary.failures);
     if summary.failures.no_seed_fetched() {
-        eprintln!("ldwarc: no seed could be fetched");
+        tracing::error!(target: super::logging::NOTICE_TARGET, "no seed could be fetched");
         return Ok(1);
     }
     Ok(0)
+}
+
+/// Refuses a new crawl none of whose seeds can be fetched (no http(s) URL among them), before
+/// anything is created: `example.org` without a scheme would otherwise start a crawl of
+/// nothing. Unusable seeds beside a usable one are skipped with a warning by the crawl.
+fn require_usable_seed(seeds: &[String]) -> io::Result<()> {
+    if seeds
+        .iter()
+        .any(|seed| ldwarc_crawl::normalize(seed).is_some())
+    {
+        return Ok(());
+    }
+    let message = match seeds {
+        [] => "no seed URLs given (pass URLs, @FILE, or seeds in ldwarc.toml)".to_string(),
+        [seed, ..] => {
+            let hint = if seed.contains("://") {
+                String::new()
+            } else {
+                format!(" (write http://{seed} or https://{seed})")
+            };
+            let which = match seeds.len() {
+                1 => String::new(),
+                count => format!(" none of the {count} seeds is an http(s) URL; the first,"),
+            };
+            format!("no usable seed:{which} {seed:?} is not an http(s) URL{hint}")
+        }
+    };
+    Err(io::Error::new(io::ErrorKind::InvalidInput, message))
 }
 
 fn options_from(root: PathBuf, args: &CrawlArgs) -> Result<CrawlOptions, String> {
@@ -147,8 +186,8 @@ fn human_bytes(bytes: u64) -> String {
 /// One line per listed failed fetch on stderr, then how many more there were.
 pub(super) fn print_failures(failures: &FailureReport) {
     for failed in &failures.listed {
-        eprintln!(
-            "ldwarc: failed ({}): {} {}: {}",
+        tracing::warn!(
+            target: super::logging::NOTICE_TARGET, "failed ({}): {} {}: {}",
             failed.cause, failed.kind, failed.url, failed.error
         );
     }
@@ -156,7 +195,7 @@ pub(super) fn print_failures(failures: &FailureReport) {
         .total()
         .saturating_sub(failures.listed.len() as u64);
     if unlisted > 0 {
-        eprintln!("ldwarc: … and {unlisted} more failed fetches (see the crawl log)");
+        tracing::warn!(target: super::logging::NOTICE_TARGET, "… and {unlisted} more failed fetches (see the crawl log)");
     }
 }
 
@@ -180,24 +219,24 @@ fn print_summary(summary: &CrawlSummary, json: bool) -> io::Result<()> {
         writeln!(out)?;
         return out.flush();
     }
-    eprintln!(
-        "ldwarc: crawl {}{} done in {:.1} s: {} requests, {} captures ({} revisits), {}, {} excluded by robots.txt, {} received, {} written, {} rounds",
+    tracing::info!(
+        target: super::logging::NOTICE_TARGET, "crawl {}{} done in {:.1} s: {}, {} ({}), {}, {} excluded by robots.txt, {} received, {} written, {}",
         summary.crawl,
         if summary.resumed { " (resumed)" } else { "" },
         summary.seconds,
-        summary.requests,
-        summary.captures,
-        summary.revisits,
+        output::count(summary.requests, "request"),
+        output::count(summary.captures, "capture"),
+        output::count(summary.revisits, "revisit"),
         failed_by_cause(&summary.failures),
         summary.excluded,
         human_bytes(summary.payload_bytes),
         human_bytes(summary.warc_bytes),
-        summary.rounds + 1,
+        output::count(summary.rounds + 1, "round"),
     );
     let dropped = &summary.dropped;
     if dropped.total() > 0 {
-        eprintln!(
-            "ldwarc: {} URLs left out of the frontier: {} over --max-links, {} over \
+        tracing::info!(
+            target: super::logging::NOTICE_TARGET, "{} URLs left out of the frontier: {} over --max-links, {} over \
              --max-frontier-per-pld, {} over --max-frontier",
             dropped.total(),
             dropped.over_max_links,
@@ -207,6 +246,41 @@ fn print_summary(summary: &CrawlSummary, json: bool) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// `ldwarc crawl`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const CRAWL_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc crawl --root /data/ld http://dbpedia.org/resource/Berlin",
+            "crawl two hops from a seed",
+        ),
+        (
+            "ldwarc crawl --hops 0 --delay 5s @seeds.txt",
+            "fetch only the seeds, one request per domain every 5 s",
+        ),
+        (
+            "ldwarc crawl --resume",
+            "continue a crawl that was interrupted",
+        ),
+        (
+            "ldwarc crawl --state postgres://db/ld --node n1 @seeds.txt",
+            "one node of a shared crawl",
+        ),
+    ],
+    exit_status: &[
+        (
+            "1",
+            "no seed could be fetched (each failure is listed on stderr; the crawl log has them)",
+        ),
+        (
+            "2",
+            "bad arguments or input, or no usable seed (none is an http(s) URL): nothing is \
+             created",
+        ),
+    ],
+    environment: super::help::NETWORK_ENVIRONMENT,
+    files: super::help::CRAWL_FILES,
+};
 
 #[cfg(test)]
 mod tests {

@@ -129,3 +129,20 @@ impl Write for HeldBack<'_> {
         self.out.flush()
     }
 }
+
+/// `ldwarc extract`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const EXTRACT_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc extract crawl.warc.gz 1234",
+            "the record at offset 1234: WARC headers and block",
+        ),
+        (
+            "ldwarc extract --payload crawl.warc.gz 1234 > body",
+            "its payload only",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: &[("FILE", "a WARC or ARC file, gzipped per record or not")],
+};

@@ -18,8 +18,6 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::{ArgAction, Args};
-use ldwarc_archive::index::query_check::is_time_bound;
-use ldwarc_timetravel::replay::ReplayDate;
 
 use ldwarc_dynamics::duration::{DAY, parse_flag_duration};
 
@@ -81,6 +79,37 @@ pub struct RootsArg {
         action = ArgAction::Append
     )]
     pub roots: Vec<PathBuf>,
+}
+
+impl RootsArg {
+    /// Refuses (bad input, naming the root) unless every root is an archive: a directory
+    /// holding `warc/`. Reading a folder that is not an archive is a mistake, not an empty
+    /// answer, and nothing is created in it.
+    pub fn require_archives(&self) -> std::io::Result<()> {
+        self.roots.iter().try_for_each(|root| require_archive(root))
+    }
+}
+
+impl RootArg {
+    /// [`RootsArg::require_archives`] for the one root.
+    pub fn require_archive(&self) -> std::io::Result<()> {
+        require_archive(&self.root)
+    }
+}
+
+/// Fails unless `root` is an archive: an existing directory with a `warc/` folder.
+pub fn require_archive(root: &std::path::Path) -> std::io::Result<()> {
+    ldwarc_archive::archive::require_root(root)?;
+    if root.join("warc").is_dir() {
+        return Ok(());
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "archive root {}: not an archive (no warc/ folder); crawl or import into it first",
+            root.display()
+        ),
+    ))
 }
 
 /// Parses a duration flag whose bare numbers historically meant seconds (crawl and server
@@ -238,36 +267,6 @@ impl TextFormat {
     pub fn is_json(&self) -> bool {
         format_or_json(self.format, self.json, TextOrJson::Json, TextOrJson::Text)
             == TextOrJson::Json
-    }
-}
-
-/// Which end of a time range a `--from`/`--to` value is.
-#[derive(Clone, Copy)]
-pub enum TimeBound {
-    /// The first second of its period counts.
-    From,
-    /// The last second of its period counts.
-    To,
-}
-
-/// A `--from`/`--to` bound as CDX queries compare it: digits as given (up to 14, and a
-/// fraction of a second, as the CDX server takes them), or an ISO 8601 date or date-time as
-/// the Wayback timestamp of the first (`From`) or last (`To`) second of its period.
-pub fn time_bound(value: &str, flag: &str, bound: TimeBound) -> Result<String, String> {
-    let parse = match bound {
-        TimeBound::From => ReplayDate::parse_start,
-        TimeBound::To => ReplayDate::parse,
-    };
-    let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
-    if digits && is_time_bound(value) {
-        return Ok(value.to_string());
-    }
-    match parse(value) {
-        Ok(date) if !digits => Ok(date.timestamp()),
-        _ => Err(format!(
-            "{flag} {value:?}: expected a timestamp of 1 to 14 digits (20240315, \
-             20240315120000) or an ISO 8601 date (2024-03-15, 2024-03-15T12:00:00Z)"
-        )),
     }
 }
 

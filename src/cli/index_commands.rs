@@ -7,14 +7,14 @@ use clap::Args;
 
 use super::RootArg;
 use super::RootsArg;
-use super::flags::{TimeBound, time_bound};
+use super::dates::{Bound, cdx_bound};
 use super::output;
 use ldwarc_archive::archive::{Archive, require_index};
 use ldwarc_archive::index::export::{CdxFormat, export};
 use ldwarc_archive::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, key_range_for_prefix, render, run_query,
 };
-use ldwarc_archive::index::query_check::{check_closest, check_fields};
+use ldwarc_archive::index::query_check::check_fields;
 use ldwarc_archive::index::zipnum::{
     DEFAULT_BLOCKS_PER_SHARD, DEFAULT_LINES_PER_BLOCK, ZipNumOptions, ZipNumWriter,
 };
@@ -24,7 +24,7 @@ use ldwarc_archive::index::{IndexOptions, MergedIndex, update_index};
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     #[command(flatten)]
-    root: RootArg,
+    pub(super) root: RootArg,
     /// Drop the index and rebuild it from every WARC file, on all cores.
     #[arg(long)]
     rebuild: bool,
@@ -46,7 +46,7 @@ pub struct IndexArgs {
 #[derive(Debug, Args)]
 pub struct CdxArgs {
     #[command(flatten)]
-    root: RootsArg,
+    pub(super) root: RootsArg,
     /// Output format: CDXJ, CDX-11, or json (one object per capture: the CDXJ line's urlkey
     /// and timestamp with its JSON fields, in the same order).
     #[arg(long, value_enum, default_value = "cdxj")]
@@ -54,6 +54,13 @@ pub struct CdxArgs {
     /// Only captures whose URL starts with this prefix (compared by SURT).
     #[arg(value_name = "URL-PREFIX")]
     prefix: Option<String>,
+    /// Only captures at or after this date (any date form; a partial date: from the start of
+    /// its period).
+    #[arg(long, value_name = "DATE", conflicts_with = "zipnum")]
+    from: Option<String>,
+    /// Only captures at or before this date (a partial date: to the end of its period).
+    #[arg(long, value_name = "DATE", conflicts_with = "zipnum")]
+    to: Option<String>,
     /// Write a ZipNum sharded index into DIR instead of printing: gzip blocks of CDXJ lines
     /// in `index-*.cdxj.gz` shards, the `index.idx` summary and the `index.loc` file (give
     /// pywb `DIR/index.idx` as a collection's index). Files are renamed into place when
@@ -86,14 +93,15 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
     })?;
     progress.finish_and_clear();
     for (file, error) in &run.errors {
-        eprintln!("ldwarc: warc/{file}: {error}");
+        tracing::error!(target: super::logging::NOTICE_TARGET, "warc/{file}: {error}");
     }
     if args.triples {
         let triples = super::when_command::update_triples(&args.root.root, args.rebuild)?;
         if args.output.is_json() {
             println!("{triples}");
         } else {
-            eprintln!(
+            tracing::info!(
+                target: super::logging::NOTICE_TARGET,
                 "triple index: {} versions added, {} documents, {} statement entries, {} terms, {} bytes",
                 triples["versions_added"],
                 triples["documents"],
@@ -130,6 +138,21 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
 
 /// `ldwarc cdx`.
 pub fn cdx(args: CdxArgs) -> io::Result<i32> {
+    let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
+    let range = TimeRange {
+        from: args
+            .from
+            .as_deref()
+            .map(|text| super::dates::from("--from", text).map(|d| d.timestamp()))
+            .transpose()
+            .map_err(invalid)?,
+        to: args
+            .to
+            .as_deref()
+            .map(|text| super::dates::at("--to", text).map(|d| d.timestamp()))
+            .transpose()
+            .map_err(invalid)?,
+    };
     let index = open_indexes(&args.root.roots)?;
     let (start, end) = match &args.prefix {
         Some(prefix) => key_range_for_prefix(prefix),
@@ -141,13 +164,23 @@ pub fn cdx(args: CdxArgs) -> io::Result<i32> {
     let progress = output::for_data_on_stdout(|| export_progress(&index, &args));
     let mut out = output::CountingWriter::new(output::stdout(), progress.clone());
     match args.format {
-        CdxOutput::Cdxj => export(&index, CdxFormat::Cdxj, &start, end.as_deref(), &mut out)?,
-        CdxOutput::Cdx11 => export(&index, CdxFormat::Cdx11, &start, end.as_deref(), &mut out)?,
+        CdxOutput::Cdxj | CdxOutput::Cdx11 => {
+            let format = if args.format == CdxOutput::Cdxj {
+                CdxFormat::Cdxj
+            } else {
+                CdxFormat::Cdx11
+            };
+            let mut within = InRange::new(&mut out, &range);
+            export(&index, format, &start, end.as_deref(), &mut within)?;
+            within.flush()?;
+        }
         CdxOutput::Json => {
             let mut json = CdxjAsJson::new(&mut out);
-            let lines = export(&index, CdxFormat::Cdxj, &start, end.as_deref(), &mut json)?;
+            let mut within = InRange::new(&mut json, &range);
+            export(&index, CdxFormat::Cdxj, &start, end.as_deref(), &mut within)?;
+            within.flush()?;
+            drop(within);
             json.flush()?;
-            lines
         }
     };
     progress.finish_and_clear();
@@ -165,6 +198,75 @@ enum CdxOutput {
     /// One JSON object per capture.
     #[value(alias = "jsonl")]
     Json,
+}
+
+/// The capture times `cdx --from/--to` keep, as 14-digit timestamps (inclusive).
+struct TimeRange {
+    from: Option<String>,
+    to: Option<String>,
+}
+
+/// Passes on the lines written into it whose capture time (a CDXJ or CDX-11 line's second
+/// field, 14 digits) is within the range; lines without one (CDX-11's legend) pass as they are.
+struct InRange<'a, W: Write> {
+    out: &'a mut W,
+    range: &'a TimeRange,
+    line: Vec<u8>,
+}
+
+impl<'a, W: Write> InRange<'a, W> {
+    fn new(out: &'a mut W, range: &'a TimeRange) -> Self {
+        InRange {
+            out,
+            range,
+            line: Vec::with_capacity(512),
+        }
+    }
+
+    fn keeps(&self, line: &[u8]) -> bool {
+        let Some(at) = line.split(|&b| b == b' ').nth(1) else {
+            return true;
+        };
+        if at.len() != 14 || !at.iter().all(u8::is_ascii_digit) {
+            return true;
+        }
+        // 14 digits each: their order as text is their order in time.
+        self.range
+            .from
+            .as_deref()
+            .is_none_or(|from| at >= from.as_bytes())
+            && self
+                .range
+                .to
+                .as_deref()
+                .is_none_or(|to| at <= to.as_bytes())
+    }
+}
+
+impl<W: Write> Write for InRange<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.range.from.is_none() && self.range.to.is_none() {
+            return self.out.write_all(buf).map(|()| buf.len());
+        }
+        for chunk in buf.split_inclusive(|&b| b == b'\n') {
+            self.line.extend_from_slice(chunk);
+            if chunk.ends_with(b"\n") {
+                if self.keeps(&self.line) {
+                    self.out.write_all(&self.line)?;
+                }
+                self.line.clear();
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.line.is_empty() && self.keeps(&self.line) {
+            self.out.write_all(&self.line)?;
+        }
+        self.line.clear();
+        self.out.flush()
+    }
 }
 
 /// Turns the CDXJ lines written into it into JSON lines: `urlkey timestamp {fields}` becomes
@@ -194,7 +296,17 @@ impl<'a, W: Write> CdxjAsJson<'a, W> {
         let mut object = serde_json::Map::with_capacity(fields.len() + 2);
         object.insert("urlkey".into(), key.into());
         object.insert("timestamp".into(), timestamp.into());
-        object.extend(fields);
+        // The CDXJ line keeps cdxj-indexer's strings; JSON for programs carries the numbers
+        // as numbers, as `query`, `history` and `ls` do.
+        object.extend(fields.into_iter().map(|(name, value)| {
+            let number = match (name.as_str(), &value) {
+                ("status" | "length" | "offset", serde_json::Value::String(text)) => {
+                    text.parse::<u64>().ok()
+                }
+                _ => None,
+            };
+            (name, number.map_or(value, serde_json::Value::from))
+        }));
         serde_json::to_writer(&mut *self.out, &object)?;
         self.out.write_all(b"\n")?;
         self.line.clear();
@@ -279,21 +391,21 @@ pub struct QueryArgs {
     #[arg(value_name = "URL")]
     url: String,
     #[command(flatten)]
-    root: RootsArg,
+    pub(super) root: RootsArg,
     /// How the URL selects captures (default: exact, or inferred from `*.host` / `prefix*`).
     #[arg(long = "match", value_enum, value_name = "TYPE")]
     match_type: Option<MatchType>,
-    /// Earliest timestamp, 1–14 digits (padded down: 2014 = 20140101000000), or ISO 8601
-    /// (2014-03-15: from its first second).
-    #[arg(long, value_name = "TS")]
+    /// Earliest date: a timestamp of 1–14 digits (padded down: 2014 = 20140101000000), ISO
+    /// 8601 (2014-03-15: from its first second) or now.
+    #[arg(long, value_name = "DATE")]
     from: Option<String>,
-    /// Latest timestamp, 1–14 digits (padded up: 2014 = 20141231235959), or ISO 8601
-    /// (2014-03-15: to its last second).
-    #[arg(long, value_name = "TS")]
+    /// Latest date: a timestamp of 1–14 digits (padded up: 2014 = 20141231235959), ISO 8601
+    /// (2014-03-15: to its last second) or now.
+    #[arg(long, value_name = "DATE")]
     to: Option<String>,
-    /// Order by distance to this timestamp (partial timestamps mean the end of their period;
-    /// on equal distance the earlier capture comes first).
-    #[arg(long, value_name = "TS")]
+    /// Order by distance to this date (same forms as --from; a partial date means the end of
+    /// its period; on equal distance the earlier capture comes first).
+    #[arg(long, value_name = "DATE")]
     closest: Option<String>,
     /// Result order (closest is implied by --closest).
     #[arg(long, value_enum, default_value = "ascending")]
@@ -316,6 +428,32 @@ pub struct QueryArgs {
     output: Option<QueryOutput>,
 }
 
+/// One capture as a JSON object of the chosen fields, in their order: the HTTP status, length
+/// and offset as numbers, as `history --format json` and `ls --format json` write them (the
+/// CDXJ line and the server's CDX API keep pywb's strings).
+fn json_line(capture: &ldwarc_archive::index::Capture, fields: Option<&[String]>) -> String {
+    use ldwarc_archive::index::query::{DEFAULT_FIELDS, canonical_field, field_value};
+    let names: Vec<&str> = match fields {
+        Some(fields) => fields.iter().map(String::as_str).collect(),
+        None => DEFAULT_FIELDS.to_vec(),
+    };
+    let members: Vec<String> = names
+        .iter()
+        .filter_map(|name| {
+            let value = field_value(capture, name)?;
+            let numeric = matches!(canonical_field(name), "status" | "length" | "offset")
+                && value.parse::<u64>().is_ok();
+            let value = if numeric {
+                value
+            } else {
+                serde_json::Value::String(value).to_string()
+            };
+            Some(format!("{}: {value}", serde_json::Value::from(*name)))
+        })
+        .collect();
+    format!("{{{}}}", members.join(", "))
+}
+
 /// The capture indexes of `roots`, each of which must have one.
 fn open_indexes(roots: &[PathBuf]) -> io::Result<MergedIndex> {
     for root in roots {
@@ -327,9 +465,12 @@ fn open_indexes(roots: &[PathBuf]) -> io::Result<MergedIndex> {
 /// `ldwarc query`.
 pub fn query(args: QueryArgs) -> io::Result<i32> {
     let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
-    if let Some(closest) = &args.closest {
-        check_closest(closest).map_err(|e| invalid(format!("--{e}")))?;
-    }
+    let closest = args
+        .closest
+        .as_deref()
+        .map(|closest| super::dates::closest("--closest", closest))
+        .transpose()
+        .map_err(invalid)?;
     if let Some(fields) = &args.fields {
         check_fields(fields).map_err(|e| invalid(format!("--fields: {e}")))?;
     }
@@ -346,12 +487,12 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
     }
     let from = args
         .from
-        .map(|from| time_bound(&from, "--from", TimeBound::From))
+        .map(|from| cdx_bound("--from", &from, Bound::From))
         .transpose()
         .map_err(invalid)?;
     let to = args
         .to
-        .map(|to| time_bound(&to, "--to", TimeBound::To))
+        .map(|to| cdx_bound("--to", &to, Bound::To))
         .transpose()
         .map_err(invalid)?;
     let format = match args.output {
@@ -367,7 +508,7 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
         match_type: args.match_type,
         from,
         to,
-        closest: args.closest,
+        closest,
         sort: args.sort,
         // 0 means no limit, as the server reads `limit=0`.
         limit: args.limit.filter(|&limit| limit > 0),
@@ -377,8 +518,83 @@ pub fn query(args: QueryArgs) -> io::Result<i32> {
     let captures = run_query(&index, &query)?;
     let mut out = output::stdout();
     for capture in &captures {
-        writeln!(out, "{}", render(capture, format, args.fields.as_deref()))?;
+        let line = match format {
+            QueryOutput::Json => json_line(capture, args.fields.as_deref()),
+            _ => render(capture, format, args.fields.as_deref()),
+        };
+        writeln!(out, "{line}")?;
     }
     out.flush()?;
     Ok(0)
 }
+
+/// `ldwarc index`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const INDEX_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc index --root /data/ld",
+            "index new and grown WARC files",
+        ),
+        (
+            "ldwarc index --rebuild",
+            "read every file again, on all cores",
+        ),
+        (
+            "ldwarc index --verify",
+            "prove the index and the files agree",
+        ),
+        (
+            "ldwarc index --triples",
+            "also bring the versioned triple index up to date",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "damaged places in WARC files (each reported; what could be read is indexed), or \
+         with --verify: the index and the files disagree",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc cdx`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const CDX_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc cdx > index.cdxj",
+            "the whole index as byte-sorted CDXJ",
+        ),
+        (
+            "ldwarc cdx --format cdx11 http://example.org/",
+            "CDX-11 of one prefix, for OpenWayback",
+        ),
+        (
+            "ldwarc cdx --zipnum /srv/pywb/collections/ld/indexes",
+            "a ZipNum index pywb serves",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc query`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const QUERY_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc query http://dbpedia.org/resource/Berlin",
+            "every capture of a URL",
+        ),
+        (
+            "ldwarc query '*.example.org' --from 2024 --to 2024",
+            "a domain's captures of 2024",
+        ),
+        (
+            "ldwarc query http://example.org/a --closest 20240315 --limit 1 --format json",
+            "the nearest capture as JSON",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};

@@ -25,6 +25,10 @@ pub const PROGRESS_TARGET: &str = "ldwarc::progress";
 /// unless `-q`, as `ldwarc: message` in text and as JSON objects with `--log-format json`.
 pub const NOTICE_TARGET: &str = "ldwarc::notice";
 
+/// The target of the binary's own warnings and errors (`ldwarc: error: …` in text), the
+/// error that ends a command among them.
+pub const CLI_TARGET: &str = "ldwarc::cli";
+
 /// The logging flags every subcommand accepts, listed after the subcommand's own (however
 /// many those are).
 #[derive(Debug, Clone, Args)]
@@ -56,9 +60,66 @@ pub enum LogFormat {
     Json,
 }
 
+/// The flags the log was set up with, for the processes this one starts (a SPARQL worker
+/// logs as its parent, its messages passed on as they come).
+static CHOSEN: std::sync::OnceLock<LogArgs> = std::sync::OnceLock::new();
+
+/// The logging flags to give a child `ldwarc` so that its messages take this one's form.
+pub fn child_arguments() -> Vec<String> {
+    let Some(args) = CHOSEN.get() else {
+        return Vec::new();
+    };
+    let mut arguments = Vec::new();
+    if args.quiet {
+        arguments.push("--quiet".to_string());
+    }
+    if args.verbose > 0 {
+        arguments.push(format!("-{}", "v".repeat(usize::from(args.verbose))));
+    }
+    if args.log_format == LogFormat::Json {
+        arguments.push("--log-format=json".to_string());
+    }
+    arguments
+}
+
+/// Sets the log up from a command line that could not be parsed, reading only `-q`/`--quiet`
+/// and `--log-format`, so that the error about it takes the form asked for.
+pub fn init_from_raw(arguments: impl Iterator<Item = std::ffi::OsString>) {
+    let mut args = LogArgs {
+        verbose: 0,
+        quiet: false,
+        log_format: LogFormat::Text,
+    };
+    let arguments: Vec<String> = arguments
+        .map(|argument| argument.to_string_lossy().into_owned())
+        .collect();
+    for (index, argument) in arguments.iter().enumerate() {
+        if argument == "--" {
+            break;
+        }
+        let short_quiet = argument.starts_with('-')
+            && !argument.starts_with("--")
+            && argument.len() > 1
+            && argument[1..].bytes().all(|b| b == b'q' || b == b'v');
+        if argument == "--quiet" || (short_quiet && argument.contains('q')) {
+            args.quiet = true;
+        }
+        let format = match argument.strip_prefix("--log-format") {
+            Some("") => arguments.get(index + 1).map(String::as_str),
+            Some(rest) => rest.strip_prefix('='),
+            None => None,
+        };
+        if format == Some("json") {
+            args.log_format = LogFormat::Json;
+        }
+    }
+    init(&args);
+}
+
 /// Installs the subscriber. `RUST_LOG` (when set and non-empty) replaces the level the flags
 /// choose; an invalid `RUST_LOG` is reported and the flags' level used.
 pub fn init(args: &LogArgs) {
+    let _ = CHOSEN.set(args.clone());
     let (filter, bad_rust_log) = filter(args);
     let registry = tracing_subscriber::registry().with(filter);
     let installed = match args.log_format {

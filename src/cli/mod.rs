@@ -1,6 +1,7 @@
 //! The command line: argument parsing and output only; every command calls into the library.
 
 mod crawl_commands;
+mod dates;
 mod docs;
 mod extract_command;
 mod flags;
@@ -224,6 +225,18 @@ enum Command {
     },
 }
 
+/// `ldwarc demo`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+const DEMO_HELP: help::Sections = help::Sections {
+    examples: &[("ldwarc demo", "the offline tour, into ./ldwarc-demo")],
+    exit_status: &[(
+        "2",
+        "DIR is not empty and not an earlier demo's archive (nothing in it is touched), or \
+         the demo could not run",
+    )],
+    environment: &[],
+    files: &[("ldwarc-demo/", "the demo's archive (replaced on each run)")],
+};
+
 /// Runs the command line; returns the process exit status.
 pub fn run() -> i32 {
     let parsed = command()
@@ -235,6 +248,10 @@ pub fn run() -> i32 {
     };
     logging::init(&cli.log);
     flags::emit_deprecations();
+    if let Err(error) = require_archives(&cli.command) {
+        tracing::error!(target: logging::CLI_TARGET, "{error}");
+        return 2;
+    }
     let result = match cli.command {
         Command::Check(args) => warc_commands::check(args),
         Command::Ls(args) => warc_commands::ls(args),
@@ -268,9 +285,38 @@ pub fn run() -> i32 {
         Ok(code) => code,
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(error) => {
-            eprintln!("ldwarc: error: {error}");
+            // One line, whatever the message (a parser's may span several): scripts and log
+            // collectors read the first line of stderr.
+            let message: Vec<String> = error
+                .to_string()
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .map(str::to_string)
+                .collect();
+            tracing::error!(target: logging::CLI_TARGET, "{}", message.join(" "));
             2
         }
+    }
+}
+
+/// Refuses a command that reads an archive (or, as `index`, only adds to one) when a root
+/// it names is not one, before anything is opened or created. `diff` checks when it reads
+/// the archive (two files need none); `check` and `ls` read the files they are given.
+fn require_archives(command: &Command) -> std::io::Result<()> {
+    match command {
+        Command::Index(args) => args.root.require_archive(),
+        Command::Cdx(args) => args.root.require_archives(),
+        Command::Query(args) => args.root.require_archives(),
+        Command::Replay(args) => args.root.require_archives(),
+        Command::History(args) => args.root.require_archives(),
+        Command::Snapshot(args) => args.root.require_archives(),
+        Command::When(args) => args.root.require_archives(),
+        Command::Sparql(args) => args.root.require_archives(),
+        Command::Stats(args) => args.root.require_archives(),
+        Command::Serve(args) => args.roots.require_archives(),
+        Command::Export(args) => args.roots.require_archives(),
+        _ => Ok(()),
     }
 }
 
@@ -286,7 +332,12 @@ fn usage_error(error: clap::Error) -> i32 {
     ) {
         error.exit();
     }
-    eprintln!("ldwarc: {}", one_line(&error.render().to_string()));
+    // The command line was not understood, so the log is set up from what can be read of it
+    // (-q, --log-format json) for the error to come out as every other message does.
+    logging::init_from_raw(std::env::args_os());
+    let line = one_line(&error.render().to_string());
+    let message = line.strip_prefix("error: ").unwrap_or(&line);
+    tracing::error!(target: logging::CLI_TARGET, "{message}");
     2
 }
 

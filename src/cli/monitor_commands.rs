@@ -144,6 +144,13 @@ fn monitor_options(args: &MonitorArgs) -> Result<MonitorOptions, String> {
     if let Some(file) = &args.seeds_file {
         kernel.extend(super::crawl_commands::read_seed_file(file)?);
     }
+    // Refused here, before the cycle opens (and creates) the root and its state.
+    if let Some(bad) = kernel
+        .iter()
+        .find(|seed| ldwarc_crawl::normalize(seed).is_none())
+    {
+        return Err(format!("seed {bad}: not an http(s) URL"));
+    }
     let policy = Policy {
         min_interval: args.min_interval,
         max_interval: args.max_interval,
@@ -245,6 +252,24 @@ fn write_score(out: &mut impl Write, score: &TruthScore) -> io::Result<()> {
         ratio(score.precision)
     )
 }
+
+/// `ldwarc monitor`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const MONITOR_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        ("ldwarc monitor --once @kernel.txt", "one cycle (for cron)"),
+        (
+            "ldwarc monitor --every 1d --strategy dyn @kernel.txt",
+            "the observatory loop, daily",
+        ),
+        (
+            "ldwarc monitor --every 1h --strategy dyldo @kernel.txt",
+            "a weekly snapshot, up to 16 a week for documents that keep changing",
+        ),
+    ],
+    exit_status: &[],
+    environment: super::help::NETWORK_ENVIRONMENT,
+    files: super::help::CRAWL_FILES,
+};
 
 #[cfg(test)]
 mod tests {

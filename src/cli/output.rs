@@ -28,6 +28,16 @@ pub fn stdout() -> BufWriter<Stdout> {
     BufWriter::with_capacity(64 * 1024, io::stdout())
 }
 
+/// `count` things in words: `1 request`, `2 requests` (the plural adds `s`).
+pub fn count(count: impl Into<u64>, thing: &str) -> String {
+    let count = count.into();
+    if count == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{count} {thing}s")
+    }
+}
+
 /// `ldwarc serve`'s first line on stdout, which clients (and the tests) wait for.
 pub fn print_listening(listening: &ldwarc_serve::Listening) -> io::Result<()> {
     let roots: Vec<String> = listening
@@ -254,6 +264,13 @@ fn memchr_count(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(1u64, "request"), "1 request");
+        assert_eq!(count(0u64, "round"), "0 rounds");
+        assert_eq!(count(2u64, "result"), "2 results");
+    }
 
     #[test]
     fn lines_say_what_how_far_and_how_fast() {

@@ -233,27 +233,27 @@ fn media_type_of(path: &Path) -> Option<&'static str> {
 
 fn report(file: &str, parsed: &ParsedGraph, summary: bool) {
     if parsed.embedded.is_some() && parsed.graph.is_empty() {
-        eprintln!("ldwarc: warning: {file}: no embedded RDF (RDFa, Microdata or data blocks)");
+        tracing::warn!(target: super::logging::CLI_TARGET, "{file}: no embedded RDF (RDFa, Microdata or data blocks)");
     }
     if let Some(error) = &parsed.error {
-        eprintln!(
-            "ldwarc: warning: {file}: partial graph ({} statements before: {error})",
+        tracing::warn!(
+            target: super::logging::CLI_TARGET, "{file}: partial graph ({} statements before: {error})",
             parsed.graph.len()
         );
     }
     for context in &parsed.missing_contexts {
-        eprintln!(
-            "ldwarc: warning: {file}: JSON-LD context {context} is not available offline; terms it defines were dropped"
+        tracing::warn!(
+            target: super::logging::CLI_TARGET, "{file}: JSON-LD context {context} is not available offline; terms it defines were dropped"
         );
     }
     let Some(embedded) = &parsed.embedded else {
         return;
     };
     for problem in &embedded.errors {
-        eprintln!("ldwarc: warning: {file}: {problem}");
+        tracing::warn!(target: super::logging::CLI_TARGET, "{file}: {problem}");
     }
     if summary {
-        eprintln!("ldwarc: {file}: {}", embedded.summary());
+        tracing::info!(target: super::logging::NOTICE_TARGET, "{file}: {}", embedded.summary());
     }
 }
 
@@ -287,3 +287,27 @@ fn merge(mut graphs: Vec<Graph>) -> Graph {
 fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message)
 }
+
+/// `ldwarc parse`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const PARSE_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc parse page.html --base https://example.org/page",
+            "the RDFa, Microdata and JSON-LD of a web page, as N-Triples",
+        ),
+        (
+            "curl -s https://example.org/data.ttl | ldwarc parse - --media-type text/turtle --format jsonld",
+            "any RDF syntax to any other",
+        ),
+        (
+            "ldwarc parse --report page.html",
+            "which syntaxes found how many statements",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: &[(
+        "FILE",
+        "an RDF document or an HTML/XHTML page; - for standard input (.nt and .nq files are read strictly: a line that is only Turtle is an error)",
+    )],
+};

@@ -345,7 +345,7 @@ fn archive_facts(root: &std::path::Path, fit: FitArg) -> io::Result<ArchiveFacts
     };
     let stats: ArchiveStats = archive_stats(&archive, &options, &mut |_, _| {})?;
     for failure in &stats.failures {
-        eprintln!("ldwarc: {failure}");
+        tracing::warn!(target: super::logging::NOTICE_TARGET, "{failure}");
     }
     let weibull = stats.mean_change_times().map_err(|why| {
         io::Error::new(
@@ -358,7 +358,7 @@ fn archive_facts(root: &std::path::Path, fit: FitArg) -> io::Result<ArchiveFacts
         .as_ref()
         .filter(|_| model == WeibullModel::PooledLifetimes);
     if let Some(warning) = pooled.and_then(|f| f.aliasing_warning()) {
-        eprintln!("ldwarc: warning: {warning}");
+        tracing::warn!(target: super::logging::CLI_TARGET, "{warning}");
     }
     let hierarchical = stats
         .hierarchical
@@ -570,6 +570,40 @@ fn parse_weibull_arg(text: &str) -> Result<Weibull, String> {
 fn parse_size_arg(text: &str) -> Result<f64, String> {
     flags::size(text).map(|bytes| bytes as f64)
 }
+
+/// `ldwarc plan`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const PLAN_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc plan currency --alpha 0.95 --beta 7d --weibull 1.4,152.2d",
+            "the re-crawl period for 95% currency within a week",
+        ),
+        (
+            "ldwarc plan currency --alpha 0.9 --beta 1d --from-archive",
+            "fitted from the archive's own captures",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc plan crawl-time`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const PLAN_CRAWL_TIME_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc plan crawl-time --crawl 3",
+            "how long crawl 3 took against its estimate",
+        ),
+        (
+            "ldwarc plan crawl-time --nodes 4",
+            "the next cycle's time on four nodes",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
 
 #[cfg(test)]
 mod tests {

@@ -20,6 +20,7 @@ use ldwarc_timetravel::replay::{
 impl RootsArg {
     /// Opens the roots for replay.
     pub fn open(&self) -> io::Result<ReplayArchive> {
+        self.require_archives()?;
         ReplayArchive::open_many(&self.roots).map_err(io::Error::from)
     }
 }
@@ -28,11 +29,15 @@ impl RootsArg {
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     #[command(flatten)]
-    root: RootsArg,
-    /// URL@DATE: DATE is a 1-14 digit Wayback timestamp or ISO 8601 (UTC unless it has an
-    /// offset; a partial date means the end of its period). URL alone means the latest capture.
+    pub(super) root: RootsArg,
+    /// URL@DATE: DATE is a 1-14 digit Wayback timestamp, ISO 8601 (UTC unless it has an
+    /// offset; a partial date means the end of its period) or now. URL alone means the latest
+    /// capture.
     #[arg(value_name = "URL@DATE")]
     target: String,
+    /// The date, instead of @DATE after the URL (the URL is then taken whole, @ and all).
+    #[arg(long, value_name = "DATE")]
+    at: Option<String>,
     /// Output syntax of the graph (default: nt, or nq when the document has named graphs;
     /// json is JSON-LD).
     #[arg(long, value_name = "nt|ttl|nq|trig|jsonld|json|rdfxml")]
@@ -55,9 +60,16 @@ const EMBEDDED_ALL: &str = "rdfa,microdata,jsonld,turtle";
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     #[command(flatten)]
-    root: RootsArg,
+    pub(super) root: RootsArg,
     /// The URL whose captures to list.
     url: String,
+    /// Only captures at or after this date (a partial date: from the start of its period);
+    /// each change is still the change since the capture before, listed or not.
+    #[arg(long, value_name = "DATE")]
+    from: Option<String>,
+    /// Only captures at or before this date (a partial date: to the end of its period).
+    #[arg(long, value_name = "DATE")]
+    to: Option<String>,
     #[command(flatten)]
     output: super::flags::TextFormat,
 }
@@ -107,10 +119,17 @@ impl ScopeArgs {
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
     #[command(flatten)]
-    root: RootsArg,
-    /// @DATE: the dataset as it stood then (same date forms as replay).
-    #[arg(value_name = "@DATE")]
-    date: String,
+    pub(super) root: RootsArg,
+    /// @DATE: the dataset as it stood then (same date forms as replay, now included).
+    #[arg(
+        value_name = "@DATE",
+        required_unless_present = "at",
+        conflicts_with = "at"
+    )]
+    date: Option<String>,
+    /// The date, instead of @DATE.
+    #[arg(long, value_name = "DATE")]
+    at: Option<String>,
     #[command(flatten)]
     scope: ScopeArgs,
     /// Output: N-Quads (graph name = document URL), TriG, or json (JSON Lines: one
@@ -129,7 +148,7 @@ pub struct SnapshotArgs {
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     #[command(flatten)]
-    root: RootsArg,
+    pub(super) root: RootsArg,
     /// URL@DATE1, @DATE1 (the whole dataset or --prefix/--host/--domain), or an RDF file.
     #[arg(value_name = "URL@DATE1")]
     old: String,
@@ -195,38 +214,32 @@ impl DiffArgs {
     }
 }
 
-/// Splits `URL@DATE` at its last `@` (URLs may contain `@`, dates never do); a last `@` that
-/// starts a path segment and is not followed by a date belongs to the URL.
-fn split_target(target: &str) -> Result<(String, Option<ReplayDate>), io::Error> {
-    match target.rsplit_once('@') {
-        Some((url, date)) if !date.contains('/') => match ReplayDate::parse(date) {
-            Ok(date) => Ok((url.to_string(), Some(date))),
-            // A path segment starting with `@` (`https://social.example/@alice`) is part of
-            // the URL; `…/@alice@2024` gives it a date.
-            Err(_) if url.ends_with('/') => Ok((target.to_string(), None)),
-            Err(error) => Err(invalid(error)),
-        },
-        _ => Ok((target.to_string(), None)),
-    }
+/// `URL@DATE` as [`super::dates::split_url`] reads it, the error as bad input.
+fn split_target(argument: &str, target: &str) -> Result<(String, Option<ReplayDate>), io::Error> {
+    super::dates::split_url(argument, target).map_err(invalid)
 }
 
 fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message)
 }
 
-fn now() -> ReplayDate {
-    ReplayDate::from_instant(chrono::Utc::now())
-}
-
 /// `ldwarc replay`.
 pub fn replay(args: ReplayArgs) -> io::Result<i32> {
-    let (url, date) = split_target(&args.target)?;
-    let date = date.unwrap_or_else(now);
+    let (url, date) = match &args.at {
+        Some(at) => (
+            args.target.clone(),
+            super::dates::at("--at", at).map_err(invalid)?,
+        ),
+        None => {
+            let (url, date) = split_target("URL@DATE", &args.target)?;
+            (url, date.unwrap_or_else(super::dates::now))
+        }
+    };
     let archive = args.root.open()?.with_embedded_syntaxes(args.syntax);
     let resolution = archive.resolve(&url, &date, args.pick)?;
     for hop in &resolution.redirects {
-        eprintln!(
-            "ldwarc: {} redirected ({}) at {} [{} offset {}]",
+        tracing::info!(
+            target: super::logging::NOTICE_TARGET, "{} redirected ({}) at {} [{} offset {}]",
             hop.url,
             hop.status.unwrap_or(0),
             hop.timestamp,
@@ -235,8 +248,8 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
         );
     }
     let capture = &resolution.capture;
-    eprintln!(
-        "ldwarc: {} captured {} [{} offset {}]{}",
+    tracing::info!(
+        target: super::logging::NOTICE_TARGET, "{} captured {} [{} offset {}]{}",
         capture.url,
         capture.timestamp,
         file_of(&archive, &capture.filename),
@@ -266,8 +279,8 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
         None
     };
     if let Some(problem) = &revisit_missing {
-        eprintln!(
-            "ldwarc: warning: {} {}: the revisit record the index cites cannot be read ({problem}); \
+        tracing::warn!(
+            target: super::logging::CLI_TARGET, "{} {}: the revisit record the index cites cannot be read ({problem}); \
              the graph below is its original's",
             capture.url, capture.timestamp
         );
@@ -280,8 +293,8 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
             .as_deref()
             .is_some_and(|digest| document.response.matches_digest(digest) == Some(false));
     if altered {
-        eprintln!(
-            "ldwarc: warning: {} {}: the payload does not match its recorded digest {}: the \
+        tracing::warn!(
+            target: super::logging::CLI_TARGET, "{} {}: the payload does not match its recorded digest {}: the \
              record was altered or damaged after it was written",
             capture.url,
             capture.timestamp,
@@ -331,42 +344,59 @@ fn file_of(archive: &ReplayArchive, filename: &str) -> String {
 fn report_mislabelled(document: &Document) {
     let content_type = document.response.head.header("content-type");
     if let Some(note) = mislabelled(content_type, document.parsed.syntax) {
-        eprintln!("ldwarc: warning: {}: {note}", document.url());
+        tracing::warn!(target: super::logging::CLI_TARGET, "{}: {note}", document.url());
     }
 }
 
 fn report_parse(archive: &ReplayArchive, document: &Document) {
     let (parsed, url) = (&document.parsed, document.url());
     if let Some(error) = &parsed.error {
-        eprintln!(
-            "ldwarc: warning: {url}: partial graph ({} statements before: {error})",
+        tracing::warn!(
+            target: super::logging::CLI_TARGET, "{url}: partial graph ({} statements before: {error})",
             parsed.graph.len()
         );
     }
     for context in &parsed.missing_contexts {
         let trouble = archive.context_trouble(context, &document.resolution.capture);
-        eprintln!(
-            "ldwarc: warning: {url}: JSON-LD context {context} {trouble}; terms it defines were dropped"
+        tracing::warn!(
+            target: super::logging::CLI_TARGET, "{url}: JSON-LD context {context} {trouble}; terms it defines were dropped"
         );
     }
 }
 
 /// `ldwarc history`.
 pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
+    let from = args
+        .from
+        .as_deref()
+        .map(|text| super::dates::from("--from", text).map(|date| date.timestamp()))
+        .transpose()
+        .map_err(invalid)?;
+    let to = args
+        .to
+        .as_deref()
+        .map(|text| super::dates::at("--to", text).map(|date| date.timestamp()))
+        .transpose()
+        .map_err(invalid)?;
     let archive = args.root.open()?;
-    let entries = history(&archive, &args.url)?;
+    let mut entries = history(&archive, &args.url)?;
+    // Timestamps are 14 digits: their order as text is their order in time.
+    entries.retain(|entry| {
+        let at = entry.capture.timestamp.as_str();
+        from.as_deref().is_none_or(|from| at >= from) && to.as_deref().is_none_or(|to| at <= to)
+    });
     let mut unreadable = false;
     for entry in &entries {
         if let ldwarc_timetravel::replay::HistoryChange::Unreadable(error) = &entry.change {
             unreadable = true;
-            eprintln!(
-                "ldwarc: warning: {} {}: unreadable: {error}",
+            tracing::warn!(
+                target: super::logging::CLI_TARGET, "{} {}: unreadable: {error}",
                 entry.capture.url, entry.capture.timestamp
             );
         }
         if let Some(error) = &entry.partial {
-            eprintln!(
-                "ldwarc: warning: {} {}: partial graph ({} statements before: {error})",
+            tracing::warn!(
+                target: super::logging::CLI_TARGET, "{} {}: partial graph ({} statements before: {error})",
                 entry.capture.url,
                 entry.capture.timestamp,
                 entry.statements.unwrap_or(0)
@@ -374,6 +404,20 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
         }
     }
     let mut out = output::stdout();
+    // The digest column is as wide as its widest value, for the header to sit above it.
+    let digest_width = entries
+        .iter()
+        .map(|e| e.capture.digest.as_deref().map_or(1, str::len))
+        .max()
+        .unwrap_or(0)
+        .max("DIGEST".len());
+    if !args.output.is_json() && !entries.is_empty() {
+        let header = format!(
+            "{:<14}  {:<6}  {:<8}  {:<digest_width$}  {:>10}  {:<17}  CHANGE",
+            "TIMESTAMP", "STATUS", "TYPE", "DIGEST", "STATEMENTS", "GRAPH"
+        );
+        writeln!(out, "{header}")?;
+    }
     for entry in &entries {
         let capture = &entry.capture;
         let hash = entry.graph_hash.as_ref();
@@ -402,7 +446,7 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
             writeln!(out, "{object}")?;
         } else {
             let line = format!(
-                "{}  {}  {:<8}  {}  {:>8}  {}  {:<10}{}",
+                "{}  {:<6}  {:<8}  {:<digest_width$}  {:>10}  {:<17}  {:<10}{}",
                 capture.timestamp,
                 capture.status.map_or("-".to_string(), |s| s.to_string()),
                 capture.record_type,
@@ -439,8 +483,12 @@ pub fn history_command(args: HistoryArgs) -> io::Result<i32> {
 
 /// `ldwarc snapshot`.
 pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
-    let date_text = args.date.strip_prefix('@').unwrap_or(&args.date);
-    let date = ReplayDate::parse(date_text).map_err(invalid)?;
+    let date = match (&args.date, &args.at) {
+        (_, Some(at)) => super::dates::at("--at", at),
+        (Some(date), None) => super::dates::at("@DATE", date),
+        (None, None) => Err("give the date: @DATE or --at DATE".to_string()),
+    }
+    .map_err(invalid)?;
     let format = match args.format.as_str() {
         "nq" | "nquads" | "n-quads" => SnapshotFormat::NQuads,
         "trig" => SnapshotFormat::TriG,
@@ -452,7 +500,7 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
         }
     };
     let archive = args.root.open()?.with_embedded_syntaxes(args.syntax);
-    let mut report = |line: &str| output::suspend_progress(|| eprintln!("ldwarc: {line}"));
+    let mut report = |line: &str| tracing::warn!(target: super::logging::NOTICE_TARGET, "{line}");
     // `-o -` is standard output, as no -o.
     let to_file = args.output.as_deref().filter(|p| !flags::is_stdio(p));
     let progress = match to_file {
@@ -486,11 +534,11 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
         })?,
     };
     progress.finish_and_clear();
-    eprintln!(
-        "ldwarc: snapshot as of {}: {} documents, {} statements ({} URLs not documents then, {} left out, {} partial)",
+    tracing::info!(
+        target: super::logging::NOTICE_TARGET, "snapshot as of {}: {}, {} ({} URLs not documents then, {} left out, {} partial)",
         date.timestamp(),
-        summary.documents,
-        summary.statements,
+        output::count(summary.documents, "document"),
+        output::count(summary.statements, "statement"),
         summary.not_documents,
         summary.failed,
         summary.partial
@@ -552,7 +600,7 @@ fn diff_files(args: &DiffArgs) -> io::Result<bool> {
 fn print_graph_diff(old: &Graph, new: &Graph, args: &DiffArgs) -> io::Result<bool> {
     let difference = diff(old, new);
     if let Some(reason) = difference.approximation() {
-        eprintln!("ldwarc: warning: approximate diff: {reason}");
+        tracing::warn!(target: super::logging::CLI_TARGET, "approximate diff: {reason}");
     }
     let mut out = output::stdout();
     if args.is_json() {
@@ -602,12 +650,12 @@ fn read_rdf_file(path: &Path) -> io::Result<Graph> {
 }
 
 fn diff_captures(args: &DiffArgs) -> io::Result<bool> {
-    let (url, old_date) = split_target(&args.old)?;
+    let (url, old_date) = split_target("URL@DATE1", &args.old)?;
     let old_date = old_date.ok_or_else(|| invalid(format!("{}: expected URL@DATE", args.old)))?;
-    let (new_url, new_date) = match split_target(&args.new)? {
+    let (new_url, new_date) = match split_target("[URL@]DATE2", &args.new)? {
         (url_or_date, None) => (
             url.clone(),
-            ReplayDate::parse(&url_or_date).map_err(invalid)?,
+            super::dates::at("[URL@]DATE2", &url_or_date).map_err(invalid)?,
         ),
         (new_url, Some(date)) if new_url.is_empty() => (url.clone(), date),
         (new_url, Some(date)) => (new_url, date),
@@ -617,8 +665,8 @@ fn diff_captures(args: &DiffArgs) -> io::Result<bool> {
     let new = archive.document(&new_url, &new_date, Pick::Before)?;
     for (label, document) in [("old", &old), ("new", &new)] {
         let capture = &document.resolution.capture;
-        eprintln!(
-            "ldwarc: {label}: {} captured {} [{} offset {}]",
+        tracing::info!(
+            target: super::logging::NOTICE_TARGET, "{label}: {} captured {} [{} offset {}]",
             capture.url,
             capture.timestamp,
             file_of(&archive, &capture.filename),
@@ -631,9 +679,8 @@ fn diff_captures(args: &DiffArgs) -> io::Result<bool> {
 
 /// Whether any document changed, and how many could not be read.
 fn diff_dates(args: &DiffArgs) -> io::Result<(bool, u64)> {
-    let first = ReplayDate::parse(&args.old[1..]).map_err(invalid)?;
-    let second_text = args.new.strip_prefix('@').unwrap_or(&args.new);
-    let second = ReplayDate::parse(second_text).map_err(invalid)?;
+    let first = super::dates::at("@DATE1", &args.old).map_err(invalid)?;
+    let second = super::dates::at("@DATE2", &args.new).map_err(invalid)?;
     let archive = args.root.open()?;
     let mut out = output::stdout();
     let mut failure: Option<io::Error> = None;
@@ -718,12 +765,103 @@ fn print_document_diff(
     Ok(())
 }
 
+/// `ldwarc replay`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const REPLAY_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc replay http://example.org/data@2024-03-15",
+            "the graph as it was that day, N-Triples",
+        ),
+        (
+            "ldwarc replay --format ttl http://example.org/data@20240315120000",
+            "as Turtle",
+        ),
+        (
+            "ldwarc replay --raw http://example.org/data",
+            "the latest capture's bytes as served",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "a graph was printed but is partial, the payload does not match its recorded \
+         digest, or the revisit record cited is gone (each reported)",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc history`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const HISTORY_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc history http://example.org/data",
+            "every capture and whether the graph changed",
+        ),
+        (
+            "ldwarc history --format json http://example.org/data",
+            "as JSON lines",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "a capture's record could not be read (a damaged or missing WARC file) or its graph \
+         is partial (each reported)",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc snapshot`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const SNAPSHOT_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc snapshot @2024-03-15 -o dataset.nq",
+            "the dataset that day, N-Quads",
+        ),
+        (
+            "ldwarc snapshot @2024 --domain example.org --format trig",
+            "one domain at the end of 2024, TriG",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "a document could not be read or parsed (each is reported)",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc diff`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const DIFF_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc diff http://example.org/data@2024-01 2024-06",
+            "statements added and removed",
+        ),
+        (
+            "ldwarc diff @2024-01 @2024-06 --domain example.org",
+            "every document of a domain",
+        ),
+        (
+            "ldwarc diff --format json old.ttl new.ttl",
+            "two local files, as JSON",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "with --exit-code: the graphs differ; and for dates, whenever a document could \
+         not be read (reported)",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn split(target: &str) -> (String, Option<String>) {
-        let (url, date) = split_target(target).unwrap();
+        let (url, date) = split_target("URL@DATE", target).unwrap();
         (url, date.map(|d| d.timestamp()))
     }
 
@@ -746,7 +884,7 @@ mod tests {
                 Some("20241231235959".to_string())
             )
         );
-        let error = split_target("http://example.org/doc@yesterday").unwrap_err();
+        let error = split_target("URL@DATE", "http://example.org/doc@yesterday").unwrap_err();
         assert!(
             error.to_string().contains("\"yesterday\" is not a date"),
             "{error}"

@@ -899,6 +899,26 @@ fn crawl_rounds(fetches: &[FetchLogEntry], times: &FetchTimes, delay: f64) -> Ro
         .collect()
 }
 
+/// `ldwarc simulate`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const SIMULATE_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc simulate --synthetic weibull",
+            "recall and precision of every strategy on a synthetic web",
+        ),
+        (
+            "ldwarc simulate --histories histories.jsonl --format json",
+            "on recorded change histories",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: &[(
+        "--histories FILE",
+        "change histories, one JSON object per line: url and change times",
+    )],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

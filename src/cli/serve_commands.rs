@@ -13,7 +13,7 @@ use ldwarc_serve::{Limits, ServeConfig, run};
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     #[command(flatten)]
-    roots: RootsArg,
+    pub(super) roots: RootsArg,
     /// Address to listen on (port 0 picks a free port; the address is printed). Binding to a
     /// non-loopback address needs --token, or --public.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
@@ -68,7 +68,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
     let bind = match resolve_bind(&args.bind) {
         Ok(bind) => bind,
         Err(message) => {
-            eprintln!("ldwarc: error: {message}");
+            tracing::error!(target: super::logging::CLI_TARGET, "{message}");
             return Ok(2);
         }
     };
@@ -97,7 +97,7 @@ pub fn serve(args: ServeArgs) -> std::io::Result<i32> {
     match run(config, super::output::print_listening) {
         Ok(()) => Ok(0),
         Err(error) => {
-            eprintln!("ldwarc: error: {error}");
+            tracing::error!(target: super::logging::CLI_TARGET, "{error}");
             Ok(2)
         }
     }
@@ -109,3 +109,20 @@ fn resolve_bind(text: &str) -> Result<SocketAddr, String> {
         .next()
         .ok_or_else(|| format!("--bind {text}: no address"))
 }
+
+/// `ldwarc serve`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const SERVE_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc serve --root /data/ld",
+            "CDX API, Memento and pages on http://127.0.0.1:8080/",
+        ),
+        (
+            "ldwarc serve --bind 0.0.0.0:8080 --token s3cret",
+            "on every interface, token required",
+        ),
+    ],
+    exit_status: &[("2", "the configuration is refused (bind address, token)")],
+    environment: &[("LDWARC_SERVE_TOKEN", "the token, instead of --token")],
+    files: super::help::ROOT_FILES,
+};

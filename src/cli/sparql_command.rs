@@ -21,10 +21,11 @@ use ldwarc_timetravel::triples::TripleIndex;
 #[derive(Debug, Args)]
 pub struct SparqlArgs {
     #[command(flatten)]
-    root: RootsArg,
-    /// The dataset as it stood at DATE (same date forms as replay; a leading @ is allowed).
+    pub(super) root: RootsArg,
+    /// The dataset as it stood at DATE, instead of @DATE before the query (same date forms as
+    /// replay, now included; a leading @ is allowed).
     #[arg(long, value_name = "DATE")]
-    at: String,
+    at: Option<String>,
     #[command(flatten)]
     scope: ScopeArgs,
     /// Output of SELECT and ASK: W3C SPARQL results JSON, XML, CSV or TSV, or an aligned table
@@ -49,9 +50,31 @@ pub struct SparqlArgs {
     /// standard input, exit status 2 for a bad query, 3 past --max-results, 4 on a failure.
     #[arg(long, hide = true)]
     worker: bool,
-    /// The query text, @FILE to read it from FILE, or - to read it from standard input.
-    #[arg(value_name = "QUERY|@FILE|-")]
-    query: String,
+    /// @DATE (unless --at is given), then the query: its text, @FILE to read it from FILE,
+    /// or - to read it from standard input.
+    #[arg(value_name = "[@DATE] QUERY|@FILE|-", num_args = 1..=2, required = true)]
+    positional: Vec<String>,
+}
+
+impl SparqlArgs {
+    /// The date and the query argument: `@DATE QUERY`, or `QUERY` with `--at DATE`.
+    fn date_and_query(&self) -> io::Result<(ReplayDate, &str)> {
+        let (date, query) = match (self.positional.as_slice(), &self.at) {
+            ([query], Some(at)) => (super::dates::at("--at", at), query),
+            ([date, query], None) => (super::dates::at("@DATE", date), query),
+            ([_, _], Some(_)) => {
+                return Err(invalid(
+                    "the date is given twice: give @DATE before the query or --at DATE".into(),
+                ));
+            }
+            _ => {
+                return Err(invalid(
+                    "give the date: @DATE before the query, or --at DATE".into(),
+                ));
+            }
+        };
+        Ok((date.map_err(invalid)?, query))
+    }
 }
 
 /// `--format` of `ldwarc sparql`.
@@ -154,7 +177,7 @@ fn single_root_triple_index(roots: &RootsArg) -> Option<TripleIndex> {
         return None;
     };
     TripleIndex::open_if_built(root).unwrap_or_else(|error| {
-        output::suspend_progress(|| eprintln!("ldwarc: warning: {error}"));
+        tracing::warn!(target: super::logging::CLI_TARGET, "{error}");
         None
     })
 }
@@ -167,9 +190,8 @@ pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
     if args.worker {
         return Ok(work(args));
     }
-    let date_text = args.at.strip_prefix('@').unwrap_or(&args.at);
-    ReplayDate::parse(date_text).map_err(|e| invalid(format!("--at: {e}")))?;
-    let (text, source) = read_query(&args.query)?;
+    let (date, query) = args.date_and_query()?;
+    let (text, source) = read_query(query)?;
     // The query is checked before the archive is read: a typo costs no dataset build.
     // Parsed and dropped on the query stack: both recurse once per level of nesting.
     let form = on_query_stack(|| SparqlQuery::parse(&text, None).map(|query| query.form()))
@@ -179,7 +201,7 @@ pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
     let program = ldwarc_timetravel::sparql::worker::this_program()
         .map_err(|e| io::Error::other(format!("finding this program to run the query: {e}")))?;
     let mut command = std::process::Command::new(program);
-    command.args(worker_arguments(&args));
+    command.args(worker_arguments(&args, &date));
     let limits = WorkerLimits {
         memory: args.max_memory,
         deadline: None,
@@ -203,7 +225,8 @@ pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
     }
     match end {
         WorkerEnd::Exited { status, stderr } => {
-            eprint!("{stderr}");
+            // The worker logs as this process does (the same flags): its lines pass as they are.
+            io::stderr().write_all(stderr.as_bytes())?;
             match status.code() {
                 Some(code) if code == worker::EXIT_TOO_MANY_RESULTS => Ok(2),
                 Some(code) if code == worker::EXIT_FAILED => Ok(2),
@@ -224,12 +247,14 @@ pub fn sparql_command(args: SparqlArgs) -> io::Result<i32> {
 }
 
 /// The arguments that run `args` as a worker, the query on standard input.
-fn worker_arguments(args: &SparqlArgs) -> Vec<String> {
-    let mut arguments = vec!["sparql".to_string(), "--worker".to_string()];
+fn worker_arguments(args: &SparqlArgs, date: &ReplayDate) -> Vec<String> {
+    let mut arguments = super::logging::child_arguments();
+    arguments.extend(["sparql".to_string(), "--worker".to_string()]);
     for root in &args.root.roots {
         arguments.push(format!("--root={}", root.display()));
     }
-    arguments.push(format!("--at={}", args.at));
+    // The instant, not what was written: `now` is the same second for the worker.
+    arguments.push(format!("--at={}", date.timestamp()));
     arguments.extend(args.scope.arguments());
     if let Some(format) = args.format
         && let Some(value) = clap::ValueEnum::to_possible_value(&format)
@@ -272,7 +297,7 @@ fn work(args: SparqlArgs) -> i32 {
     match result.and_then(|answered| answered) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("ldwarc: error: {error}");
+            tracing::error!(target: super::logging::CLI_TARGET, "{error}");
             let sparql = error
                 .get_ref()
                 .and_then(|inner| inner.downcast_ref::<SparqlError>());
@@ -288,9 +313,8 @@ fn work(args: SparqlArgs) -> i32 {
 }
 
 fn query_command(args: SparqlArgs) -> io::Result<i32> {
-    let date_text = args.at.strip_prefix('@').unwrap_or(&args.at);
-    let date = ReplayDate::parse(date_text).map_err(|e| invalid(format!("--at: {e}")))?;
-    let (text, source) = read_query(&args.query)?;
+    let (date, query) = args.date_and_query()?;
+    let (text, source) = read_query(query)?;
     // The query is checked before the archive is read: a typo costs no dataset build.
     let query =
         SparqlQuery::parse(&text, None).map_err(|e| invalid(format!("{source}: {}", to_io(e))))?;
@@ -303,7 +327,7 @@ fn query_command(args: SparqlArgs) -> io::Result<i32> {
     let triples = single_root_triple_index(&args.root);
     let spinner = output::spinner("sparql");
     spinner.set_message(format!("building the dataset as of {}", date.timestamp()));
-    let mut report = |line: &str| output::suspend_progress(|| eprintln!("ldwarc: {line}"));
+    let mut report = |line: &str| tracing::warn!(target: super::logging::NOTICE_TARGET, "{line}");
     let dataset = load_dataset_at(
         &archive,
         triples.as_ref(),
@@ -328,28 +352,60 @@ fn query_command(args: SparqlArgs) -> io::Result<i32> {
     out.flush()?;
     spinner.finish_and_clear();
     let summary = &dataset.summary;
-    eprintln!(
-        "ldwarc: dataset as of {} ({}): {} documents, {} statements ({} left out); {} {}",
+    tracing::info!(
+        target: super::logging::NOTICE_TARGET, "dataset as of {} ({}): {}, {} ({} left out); {}",
         date.timestamp(),
         match dataset.source {
             DatasetSource::TripleIndex => "from the triple index",
             DatasetSource::Replay => "replayed from the WARC files",
         },
-        summary.documents,
-        dataset.len(),
+        output::count(summary.documents as u64, "document"),
+        output::count(dataset.len() as u64, "statement"),
         summary.failed,
-        answered.rows,
-        if query.form().returns_graph() {
-            "triples"
-        } else {
-            "results"
-        }
+        output::count(
+            answered.rows as u64,
+            if query.form().returns_graph() {
+                "triple"
+            } else {
+                "result"
+            }
+        )
     );
     if dataset.skipped_statements > 0 {
-        eprintln!(
-            "ldwarc: warning: {} statements left out: their terms have no SPARQL form",
+        tracing::warn!(
+            target: super::logging::CLI_TARGET, "{} statements left out: their terms have no SPARQL form",
             dataset.skipped_statements
         );
     }
     Ok(if summary.failed > 0 { 1 } else { 0 })
 }
+
+/// `ldwarc sparql`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const SPARQL_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc sparql --at 2024-03-15 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }'",
+            "statements in the dataset that day",
+        ),
+        (
+            "ldwarc sparql --at 2024 --format json @people.rq",
+            "a query from a file, W3C JSON results",
+        ),
+        (
+            "ldwarc sparql --at 202406 --default-graph empty 'SELECT ?g WHERE { GRAPH ?g { ?s a ?t } }'",
+            "which documents say what",
+        ),
+    ],
+    exit_status: &[
+        (
+            "1",
+            "a document could not be read or parsed (each is reported; the answer is given without it)",
+        ),
+        (
+            "2",
+            "bad arguments or input, a query syntax error (its line and column), or an unreadable archive",
+        ),
+    ],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};

@@ -26,7 +26,7 @@ use ldwarc_timetravel::stats::{
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     #[command(flatten)]
-    root: RootsArg,
+    pub(super) root: RootsArg,
     #[command(flatten)]
     scope: ScopeArgs,
     /// Output: text tables, one JSON object, or one CSV table (see --table).
@@ -139,7 +139,7 @@ pub fn stats(args: StatsArgs) -> io::Result<i32> {
     })?;
     bar.finish_and_clear();
     for failure in &stats.failures {
-        eprintln!("ldwarc: {failure}");
+        tracing::warn!(target: super::logging::NOTICE_TARGET, "{failure}");
     }
     let comparison = truth.map(|truth| {
         let estimates = stats.urls.iter().map(|u| (u.url.as_str(), u.estimates()));
@@ -148,10 +148,10 @@ pub fn stats(args: StatsArgs) -> io::Result<i32> {
     if let Some(dir) = &args.plot {
         let (written, skipped) = write_plots(&stats, dir)?;
         for path in written {
-            eprintln!("ldwarc: wrote {}", path.display());
+            tracing::info!(target: super::logging::NOTICE_TARGET, "wrote {}", path.display());
         }
         for reason in skipped {
-            eprintln!("ldwarc: no figure {reason}");
+            tracing::info!(target: super::logging::NOTICE_TARGET, "no figure {reason}");
         }
     }
     let mut out = output::stdout();
@@ -545,6 +545,27 @@ fn write_snapshot_csv(out: &mut dyn Write, snapshots: &[SnapshotStats]) -> io::R
     }
     Ok(())
 }
+
+/// `ldwarc stats`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const STATS_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc stats --root /data/ld",
+            "change rates, ages and the Weibull fit",
+        ),
+        (
+            "ldwarc stats --by plds --format csv > plds.csv",
+            "per pay-level domain, as CSV",
+        ),
+        (
+            "ldwarc stats --plot plots/",
+            "SVG plots of the distributions",
+        ),
+    ],
+    exit_status: &[("1", "some captures could not be read (reported)")],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::RootArg;
 use super::RootsArg;
-use super::flags::{TimeBound, time_bound};
+use super::dates::{Bound, cdx_bound};
 use super::replay_commands::ScopeArgs;
 use ldwarc_archive::archive::Archive;
 use ldwarc_archive::index::indexer::{IndexOptions, update_index};
@@ -20,7 +20,7 @@ use ldwarc_timetravel::replay::wacz::{WaczSelection, export_wacz, import_wacz};
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     #[command(flatten)]
-    roots: RootsArg,
+    pub(super) roots: RootsArg,
     /// Write a WACZ 1.1.1 package here (WARC files, CDXJ index, pages, datapackage).
     #[arg(long, value_name = "FILE")]
     wacz: PathBuf,
@@ -44,7 +44,7 @@ pub struct ExportArgs {
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     #[command(flatten)]
-    root: RootArg,
+    pub(super) root: RootArg,
     /// The WACZ package to bring into the archive (its WARC files are copied into warc/ and
     /// indexed).
     #[arg(value_name = "FILE.wacz", value_parser = super::flags::existing_file())]
@@ -56,23 +56,23 @@ pub fn export(args: ExportArgs) -> io::Result<i32> {
     let bound = |value: &Option<String>, flag, bound| {
         value
             .as_deref()
-            .map(|v| time_bound(v, flag, bound))
+            .map(|v| cdx_bound(flag, v, bound))
             .transpose()
     };
     let (from, to) = match (
-        bound(&args.from, "--from", TimeBound::From),
-        bound(&args.to, "--to", TimeBound::To),
+        bound(&args.from, "--from", Bound::From),
+        bound(&args.to, "--to", Bound::To),
     ) {
         (Ok(from), Ok(to)) => (from, to),
         (Err(error), _) | (_, Err(error)) => {
-            eprintln!("ldwarc: error: {error}");
+            tracing::error!(target: super::logging::CLI_TARGET, "{error}");
             return Ok(2);
         }
     };
     let archive = match ReplayArchive::open_many(&args.roots.roots) {
         Ok(archive) => archive,
         Err(error) => {
-            eprintln!("ldwarc: error: {error}");
+            tracing::error!(target: super::logging::CLI_TARGET, "{error}");
             return Ok(2);
         }
     };
@@ -101,7 +101,7 @@ pub fn export(args: ExportArgs) -> io::Result<i32> {
             Ok(0)
         }
         Err(error) if error.kind() == io::ErrorKind::InvalidInput => {
-            eprintln!("ldwarc: error: {error}");
+            tracing::error!(target: super::logging::CLI_TARGET, "{error}");
             Ok(2)
         }
         Err(error) => Err(error),
@@ -118,18 +118,18 @@ pub fn import(args: ImportArgs) -> io::Result<i32> {
                 io::ErrorKind::InvalidData | io::ErrorKind::NotFound
             ) =>
         {
-            eprintln!("ldwarc: error: {error}");
+            tracing::error!(target: super::logging::CLI_TARGET, "{error}");
             return Ok(2);
         }
         Err(error) => return Err(error),
     };
     if let Some(signature) = &imported.signature {
-        eprintln!("ldwarc: {}: {signature}", args.package.display());
+        tracing::info!(target: super::logging::NOTICE_TARGET, "{}: {signature}", args.package.display());
     }
     let archive = Archive::new(&args.root.root);
     let run = update_index(&archive, &IndexOptions::default(), &|_, _| {})?;
     for (file, error) in &run.errors {
-        eprintln!("ldwarc: warc/{file}: {error}");
+        tracing::error!(target: super::logging::NOTICE_TARGET, "warc/{file}: {error}");
     }
     println!(
         "imported {} WARC files from {}: {} captures added",
@@ -139,3 +139,45 @@ pub fn import(args: ImportArgs) -> io::Result<i32> {
     );
     Ok(0)
 }
+
+/// `ldwarc export`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const EXPORT_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc export --wacz ld.wacz --root /data/ld",
+            "the whole archive as a WACZ package",
+        ),
+        (
+            "ldwarc export --wacz org.wacz --domain example.org --from 2024 --to 2024",
+            "one domain's captures of 2024",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: &[
+        (
+            "FILE.wacz",
+            "WACZ 1.1.1: archive/ (WARC files), indexes/index.cdx.gz and index.idx, pages/pages.jsonl, datapackage.json, datapackage-digest.json",
+        ),
+        ("<root>/warc/", "the WARC files copied into the package"),
+    ],
+};
+
+/// `ldwarc import`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const IMPORT_HELP: super::help::Sections = super::help::Sections {
+    examples: &[(
+        "ldwarc import --root /data/ld crawl.wacz",
+        "bring a WACZ package's WARC files into the archive and index them",
+    )],
+    exit_status: &[(
+        "2",
+        "the package is refused (a size or hash does not verify, a file is not WARC, \
+         an unsafe entry name, a zip bomb, or its WARC files are in the archive \
+         already); the archive is left as it was",
+    )],
+    environment: &[],
+    files: &[
+        ("<root>/warc/", "where the package's WARC files are copied"),
+        ("<root>/index/", "updated with the imported captures"),
+    ],
+};

@@ -454,8 +454,8 @@ pub fn ls(args: LsArgs) -> io::Result<i32> {
         };
         listed.before += size_of(input);
         if whole_file_gzip {
-            eprintln!(
-                "ldwarc: warning: {name}: gzipped as a whole; offsets are positions in the decompressed stream"
+            tracing::warn!(
+                target: super::logging::CLI_TARGET, "{name}: gzipped as a whole; offsets are positions in the decompressed stream"
             );
         }
     }
@@ -498,7 +498,7 @@ fn list<R: Read + Seek>(
         },
         |error| {
             *damaged = true;
-            output::suspend_progress(|| eprintln!("ldwarc: {name}: {error}"));
+            tracing::error!(target: super::logging::NOTICE_TARGET, "{name}: {error}");
         },
     );
     write_result?;
@@ -583,12 +583,12 @@ fn write_listed(
                 }
                 Ok(Listed::Damage(message)) => {
                     *damaged = true;
-                    output::suspend_progress(|| eprintln!("ldwarc: {name}: {message}"));
+                    tracing::error!(target: super::logging::NOTICE_TARGET, "{name}: {message}");
                 }
                 Ok(Listed::Done(Ok(whole_file_gzip))) => {
                     if whole_file_gzip {
-                        eprintln!(
-                            "ldwarc: warning: {name}: gzipped as a whole; offsets are positions in the decompressed stream"
+                        tracing::warn!(
+                            target: super::logging::CLI_TARGET, "{name}: gzipped as a whole; offsets are positions in the decompressed stream"
                         );
                     }
                     break;
@@ -795,6 +795,67 @@ pub fn recover(args: RecoverArgs) -> io::Result<i32> {
     out.flush()?;
     Ok(0)
 }
+
+/// `ldwarc check`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const CHECK_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc check",
+            "check every WARC file of the archive in the current directory",
+        ),
+        (
+            "ldwarc check --strict crawl.warc.gz",
+            "fail on warnings too",
+        ),
+        (
+            "ldwarc check --lenient wpull.warc.gz",
+            "the defects wpull, warcio.js and ArchiveWeb.page write are warnings",
+        ),
+        (
+            "ldwarc check --format json old/ | jq .",
+            "problems as JSON lines",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "a file has an error (or a warning, with --strict: an unfinished .open file \
+         is one; `ldwarc recover` finalises it)",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc ls`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const LS_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        ("ldwarc ls crawl.warc.gz", "one line per record"),
+        (
+            "ldwarc ls --format json crawl.warc.gz",
+            "one JSON object per record",
+        ),
+        (
+            "curl -s https://example.org/a.warc.gz | ldwarc ls -",
+            "list a WARC read from stdin",
+        ),
+    ],
+    exit_status: &[(
+        "1",
+        "a file is damaged (the records before the damage are listed)",
+    )],
+    environment: &[],
+    files: super::help::ROOT_FILES,
+};
+
+/// `ldwarc recover`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const RECOVER_HELP: super::help::Sections = super::help::Sections {
+    examples: &[(
+        "ldwarc recover --root /data/ld",
+        "finalise the files a killed crawl left open and index them",
+    )],
+    exit_status: &[],
+    environment: &[],
+    files: super::help::CRAWL_FILES,
+};
 
 #[cfg(test)]
 mod tests {

@@ -9,14 +9,13 @@ use clap::Args;
 use super::RootsArg;
 use super::output;
 use ldwarc_archive::index::merged::distinct_roots;
-use ldwarc_timetravel::replay::ReplayDate;
 use ldwarc_timetravel::triples::{Interval, TripleHistory, TriplePattern, intervals_across};
 
 /// Arguments of `ldwarc when`.
 #[derive(Debug, Args)]
 pub struct WhenArgs {
     #[command(flatten)]
-    root: RootsArg,
+    pub(super) root: RootsArg,
     /// The triple pattern: three terms in Turtle syntax or variables, e.g.
     /// '<http://example.org/alice> <http://xmlns.com/foaf/0.1/knows> ?o'.
     #[arg(value_name = "PATTERN")]
@@ -40,15 +39,15 @@ fn invalid(message: String) -> io::Error {
 /// A date flag in Unix seconds: `--from` takes the start of a partial date's period,
 /// `--to` its end.
 fn date_seconds(flag: &str, text: Option<&str>) -> io::Result<Option<i64>> {
-    let parse = if flag == "from" {
-        ReplayDate::parse_start
-    } else {
-        ReplayDate::parse
-    };
+    let flag = format!("--{flag}");
     text.map(|text| {
-        parse(text.strip_prefix('@').unwrap_or(text))
-            .map(|date| date.at.timestamp())
-            .map_err(|e| invalid(format!("--{flag}: {e}")))
+        if flag == "--from" {
+            super::dates::from(&flag, text)
+        } else {
+            super::dates::at(&flag, text)
+        }
+        .map(|date| date.at.timestamp())
+        .map_err(invalid)
     })
     .transpose()
 }
@@ -138,7 +137,7 @@ pub fn update_triples(root: &std::path::Path, rebuild: bool) -> io::Result<serde
     })?;
     progress.finish_and_clear();
     for failure in &run.failures {
-        eprintln!("ldwarc: left out of the triple index: {failure}");
+        tracing::warn!(target: super::logging::NOTICE_TARGET, "left out of the triple index: {failure}");
     }
     Ok(serde_json::json!({
         "triple_index": true,
@@ -151,3 +150,28 @@ pub fn update_triples(root: &std::path::Path, rebuild: bool) -> io::Result<serde
         "bytes": run.bytes,
     }))
 }
+
+/// `ldwarc when`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).
+pub(super) const WHEN_HELP: super::help::Sections = super::help::Sections {
+    examples: &[
+        (
+            "ldwarc when '<http://example.org/alice> <http://schema.org/worksFor> ?o'",
+            "every employer Alice had, with the dates",
+        ),
+        (
+            "ldwarc when '?s a <http://schema.org/Person>' --from 2024-01-01T00:00:00Z --to 2024-06-30",
+            "who was a person in the first half of 2024",
+        ),
+        (
+            "ldwarc when --format json '?s <http://schema.org/name> ?o'",
+            "one JSON object per statement and document",
+        ),
+        (
+            "ldwarc when --root node1 --root node2 '?s ?p ?o' --from 2024-02 --to 2024-02",
+            "what held during February 2024 in two roots answering as one archive",
+        ),
+    ],
+    exit_status: &[],
+    environment: &[],
+    files: super::help::TRIPLE_FILES,
+};

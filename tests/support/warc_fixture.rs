@@ -93,7 +93,7 @@ pub fn nth_capture(root: &Path, url: &str, n: usize) -> (usize, String) {
     let capture: serde_json::Value =
         serde_json::from_str(lines.lines().nth(n).expect("that many captures")).expect("JSON");
     (
-        capture["offset"].as_str().unwrap().parse().unwrap(),
+        capture["offset"].as_u64().unwrap() as usize,
         capture["timestamp"].as_str().unwrap().to_string(),
     )
 }

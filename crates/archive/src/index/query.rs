@@ -98,7 +98,7 @@ impl Filter {
 }
 
 /// pywb's field aliases (`s` is length there, by a quirk of its alias table).
-pub(crate) fn canonical_field(name: &str) -> &str {
+pub fn canonical_field(name: &str) -> &str {
     match name {
         "u" | "original" => "url",
         "statuscode" => "status",
