@@ -9,6 +9,8 @@
 //   CONSOLE <level> <text>   one line per message (none on a clean page)
 //   PHONE-WIDTH <n>          the document's scroll width at a 390 px wide viewport
 //   HTML                     then the DOM, to the end
+// Beside SCREENSHOT (the whole page) it writes SCREENSHOT's name with -small: the top
+// 1280 x 1000 pixels at half size, the size of the guide's pictures.
 'use strict';
 
 const { spawn } = require('child_process');
@@ -117,6 +119,11 @@ async function main() {
   await sleep(100);
   const shot = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
   fs.writeFileSync(screenshot, Buffer.from(shot.data, 'base64'));
+  // A small one for the guide: the top of the page at half size.
+  const small = await send('Page.captureScreenshot', {
+    format: 'png', clip: { x: 0, y: 0, width: 1280, height: 1000, scale: 0.5 },
+  });
+  fs.writeFileSync(screenshot.replace(/\.png$/, '-small.png'), Buffer.from(small.data, 'base64'));
   const html = await evaluate('document.documentElement.outerHTML');
   await send('Emulation.setDeviceMetricsOverride', {
     width: 390, height: 844, deviceScaleFactor: 2, mobile: true,

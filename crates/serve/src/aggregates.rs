@@ -62,6 +62,9 @@ pub(crate) struct Doc {
     pub(crate) sights: Vec<Sight>,
     /// Cho & Garcia-Molina's bias-reduced change rate, per day (two sights or more).
     pub(crate) rate_per_day: Option<f64>,
+    /// The re-crawl interval the planner would give it ([`recrawl_interval`]), seconds:
+    /// computed once here, as it is a root search.
+    pub(crate) interval_seconds: Option<f64>,
 }
 
 impl Doc {
@@ -224,6 +227,7 @@ impl Aggregates {
                 pld,
                 sights: doc.sights,
                 rate_per_day,
+                interval_seconds: rate_per_day.map(recrawl_interval),
             });
         }
         let observed: Vec<(String, Vec<Observation>)> = docs
@@ -486,12 +490,14 @@ mod tests {
                 pld: "e.org".into(),
                 sights: vec![sight(10, 1, false), sight(20, 2, true), sight(30, 2, false)],
                 rate_per_day: None,
+                interval_seconds: None,
             },
             Doc {
                 url: "b".into(),
                 pld: "e.org".into(),
                 sights: vec![sight(20, 5, false)],
                 rate_per_day: None,
+                interval_seconds: None,
             },
         ];
         let crawls = crawls_of(&docs);

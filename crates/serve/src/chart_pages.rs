@@ -381,7 +381,7 @@ fn pld_page(status: &Status, name: &str) -> Response {
                 title: format!(
                     "{}: {rate:.4} changes per day, re-crawl every {}",
                     doc.url,
-                    format_duration(recrawl_interval(*rate))
+                    doc.interval_seconds.map_or("-".into(), format_duration)
                 ),
                 href: Some(format!("/timeline?url={}", encode_component(&doc.url))),
                 class: "",
@@ -427,7 +427,7 @@ fn pld_page(status: &Status, name: &str) -> Response {
                         td { (doc.sights.len()) }
                         td { (doc.changes()) }
                         td { (doc.rate_per_day.map_or("-".into(), |r| format!("{r:.4}"))) }
-                        td { (doc.rate_per_day.map_or("-".into(), |r| format_duration(recrawl_interval(r)))) }
+                        td { (doc.interval_seconds.map_or("-".into(), format_duration)) }
                     }
                 }
             }
