@@ -158,7 +158,7 @@ pub(crate) fn recrawl_interval(rate_per_day: f64) -> f64 {
 }
 
 impl Aggregates {
-    /// Reads every document of the archive (`stop` is asked between documents).
+    /// Reads every document of the archive, on up to 4 threads.
     pub(crate) fn compute(state: &AppState) -> std::io::Result<Aggregates> {
         let started = Instant::now();
         let key = state.archive.merged_index().len();
@@ -194,7 +194,14 @@ impl Aggregates {
                 .collect();
             workers
                 .into_iter()
-                .map(|w| w.join().unwrap_or_default())
+                .map(|w| {
+                    w.join().unwrap_or_else(|_| {
+                        tracing::error!(
+                            "page figures: a reader panicked; its documents are left out"
+                        );
+                        Vec::new()
+                    })
+                })
                 .collect()
         });
         let mut docs = Vec::new();
