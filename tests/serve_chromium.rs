@@ -136,6 +136,8 @@ fn chromium_shows_timeline_and_diff() {
 /// What Chromium showed of one page ([`cdp_page`]).
 struct Shown {
     console: Vec<String>,
+    /// Where the focus went at each Tab (`tag where href`), when Tabs were asked for.
+    focus: Vec<String>,
     phone_width: u32,
     html: String,
 }
@@ -144,6 +146,17 @@ struct Shown {
 /// submitting the SPARQL form with `submit`'s query and date), screenshots it as
 /// `artefacts/page-NAME.png`, and reports its console messages, phone width and DOM.
 fn cdp_page(profile: &Path, name: &str, url: &str, submit: Option<(&str, &str)>) -> Shown {
+    cdp_page_tabbed(profile, name, url, submit, 0)
+}
+
+/// [`cdp_page`], then the Tab key pressed `tabs` times.
+fn cdp_page_tabbed(
+    profile: &Path,
+    name: &str,
+    url: &str,
+    submit: Option<(&str, &str)>,
+    tabs: usize,
+) -> Shown {
     // Named apart from the screenshots of the test above (the two run at once).
     let shot = artefacts().join(format!("page-{name}.png"));
     // A screenshot left by an earlier run must not pass for this one.
@@ -153,6 +166,7 @@ fn cdp_page(profile: &Path, name: &str, url: &str, submit: Option<(&str, &str)>)
     std::fs::create_dir_all(&profile).expect("profile directory");
     let mut command = Command::new("node");
     command
+        .env("CDP_TABS", tabs.to_string())
         .arg("--experimental-websocket")
         .arg(manifest_dir().join("tests/support/cdp_page.js"))
         .arg(chromium())
@@ -180,6 +194,11 @@ fn cdp_page(profile: &Path, name: &str, url: &str, submit: Option<(&str, &str)>)
         .filter_map(|l| l.strip_prefix("CONSOLE "))
         .map(String::from)
         .collect();
+    let focus = report
+        .lines()
+        .filter_map(|l| l.strip_prefix("FOCUS "))
+        .map(String::from)
+        .collect();
     let phone_width = report
         .lines()
         .find_map(|l| l.strip_prefix("PHONE-WIDTH "))
@@ -187,6 +206,7 @@ fn cdp_page(profile: &Path, name: &str, url: &str, submit: Option<(&str, &str)>)
         .expect("a phone width");
     Shown {
         console,
+        focus,
         phone_width,
         html: html.to_string(),
     }
@@ -296,6 +316,27 @@ fn chromium_renders_every_page_cleanly_and_submits_the_sparql_form() {
             _ => {}
         }
     }
+
+    // The keyboard reaches the timeline chart's points: Tab from the top of the page passes
+    // the navigation and the summary's links, then each point of the chart in turn.
+    let shown = cdp_page_tabbed(
+        &profile,
+        "timeline-keyboard",
+        &format!("{base}/timeline?url={a}"),
+        None,
+        12,
+    );
+    let points: Vec<&String> = shown
+        .focus
+        .iter()
+        .filter(|f| f.starts_with("a in-chart "))
+        .collect();
+    assert_eq!(points.len(), 6, "{:?}", shown.focus);
+    assert!(
+        points[2].contains("/diff?url="),
+        "the third point is the first change: {:?}",
+        shown.focus
+    );
 
     // The form, filled in and submitted with its button, shows the results at that date.
     let query = "SELECT ?s ?o WHERE { ?s <http://alpha.example/ns#version> ?o } ORDER BY ?o";

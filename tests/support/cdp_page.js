@@ -7,6 +7,7 @@
 // With QUERY and AT, the page's SPARQL form is filled in and submitted (its button clicked),
 // and the report is of the page the submission leads to. Output, on stdout:
 //   CONSOLE <level> <text>   one line per message (none on a clean page)
+//   FOCUS <tag> <where> <href>  with CDP_TABS=N: the focused element after each of N Tabs
 //   PHONE-WIDTH <n>          the document's scroll width at a 390 px wide viewport
 //   HTML                     then the DOM, to the end
 // Beside SCREENSHOT (the whole page) it writes SCREENSHOT's name with -small: the top
@@ -125,12 +126,28 @@ async function main() {
   });
   fs.writeFileSync(screenshot.replace(/\.png$/, '-small.png'), Buffer.from(small.data, 'base64'));
   const html = await evaluate('document.documentElement.outerHTML');
+  // With CDP_TABS=N, the Tab key pressed N times: where the focus goes, as a keyboard user
+  // moves through the page.
+  const focus = [];
+  for (let n = 0; n < Number(process.env.CDP_TABS || 0); n++) {
+    for (const type of ['rawKeyDown', 'keyUp']) {
+      await send('Input.dispatchKeyEvent', {
+        type, key: 'Tab', code: 'Tab', windowsVirtualKeyCode: 9, nativeVirtualKeyCode: 9,
+      });
+    }
+    focus.push(await evaluate(`(() => {
+      const e = document.activeElement;
+      return [e.tagName.toLowerCase(), e.closest('svg') ? 'in-chart' : 'page',
+        e.getAttribute('href') || ''].join(' ');
+    })()`));
+  }
   await send('Emulation.setDeviceMetricsOverride', {
     width: 390, height: 844, deviceScaleFactor: 2, mobile: true,
   });
   await sleep(100);
   const phoneWidth = await evaluate('document.documentElement.scrollWidth');
   for (const message of messages) process.stdout.write(`CONSOLE ${message.replace(/\n/g, ' ')}\n`);
+  for (const line of focus) process.stdout.write(`FOCUS ${line}\n`);
   process.stdout.write(`PHONE-WIDTH ${phoneWidth}\n`);
   process.stdout.write(`HTML\n${html}\n`);
   try {
