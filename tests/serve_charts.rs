@@ -326,3 +326,60 @@ fn sparql_in_a_browser_is_a_form_and_a_table_of_linked_results() {
     assert_eq!(bad.status, 400, "{}", bad.text());
     assert!(bad.text().contains("role=\"alert\""), "{}", bad.text());
 }
+
+#[test]
+fn overview_figures_follow_the_index_as_it_grows() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    chart_archive(&root);
+    let server = LdwarcServer::start(&root, &[]);
+    let before = overview_with_charts(&server);
+    assert!(before.contains("3 documents, 14 captures."), "{before}");
+    assert!(before.contains("5 crawls"), "{before}");
+
+    // A sixth crawl of C, a week later, indexed while the server runs.
+    warc_fixture::write_warc_file(
+        &root,
+        "later.warc",
+        &[Exchange::ok(
+            C,
+            "2024-01-30T00:00:03Z",
+            "text/turtle",
+            c_graph("c4", 3).as_bytes(),
+        )],
+    );
+    crate::common::stdout_ok(
+        &crate::common::run(
+            crate::common::ldwarc()
+                .arg("index")
+                .arg("--root")
+                .arg(&root),
+        ),
+        "ldwarc index",
+    );
+    // The server reloads its index every 30 s; then the next overview recomputes.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let after = loop {
+        let html = overview_with_charts(&server);
+        if html.contains("6 crawls") {
+            break html;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the figures never followed: {html}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert!(after.contains("3 documents, 15 captures."), "{after}");
+    let beta = element(&after, "weeks-1", "</svg>");
+    assert_eq!(
+        beta.matches("<rect class=\"bar captures\"").count(),
+        5,
+        "{beta}"
+    );
+    assert_eq!(
+        beta.matches("<rect class=\"bar changes\"").count(),
+        3,
+        "{beta}"
+    );
+}
