@@ -383,3 +383,60 @@ fn overview_figures_follow_the_index_as_it_grows() {
         "{beta}"
     );
 }
+
+#[test]
+fn the_diff_page_matches_blank_nodes_as_ldwarc_diff_does() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("archive");
+    let url = "http://gamma.example/blank";
+    // The blank node is relabelled (no change); a statement about an IRI changes.
+    let old = b"_:x <http://gamma.example/p> \"1\" .\n<http://gamma.example/s> <http://gamma.example/q> \"a\" .\n";
+    let new = b"_:renamed <http://gamma.example/p> \"1\" .\n<http://gamma.example/s> <http://gamma.example/q> \"b\" .\n";
+    write_archive(
+        &root,
+        &[
+            Exchange::ok(url, "2024-01-01T00:00:00Z", "application/n-triples", old),
+            Exchange::ok(url, "2024-01-08T00:00:00Z", "application/n-triples", new),
+        ],
+    );
+    let server = LdwarcServer::start(&root, &[]);
+    let timeline = page(&server, &format!("/timeline?url={}", encode(url)));
+    let link = format!(
+        "/diff?url={}&from=20240101000000&to=20240108000000",
+        encode(url)
+    );
+    assert!(
+        timeline.contains(&format!(
+            "class=\"diff\" href=\"{}\"",
+            link.replace('&', "&amp;")
+        )),
+        "{timeline}"
+    );
+    let html = page(&server, &link);
+    assert!(
+        html.contains("1 removed, 1 added, 1 unchanged."),
+        "only the changed statement differs: {html}"
+    );
+    let rows = element(&html, "diff", "</table>");
+    assert!(rows.contains("&quot;a&quot;"), "{rows}");
+    assert!(rows.contains("&quot;b&quot;"), "{rows}");
+    // What `ldwarc diff` says of the same captures.
+    let cli = crate::common::run(
+        crate::common::ldwarc()
+            .arg("diff")
+            .arg(format!("{url}@20240101000000"))
+            .args(["20240108000000", "--format", "nt", "--root"])
+            .arg(&root),
+    );
+    let text = String::from_utf8_lossy(&cli.stdout);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with('-')).count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with('+')).count(),
+        1,
+        "{text}"
+    );
+}
