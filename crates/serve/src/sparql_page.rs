@@ -203,15 +203,20 @@ pub(crate) async fn answer(state: State, params: Params) -> Response {
     } else {
         Table::from_tsv(&body)
     };
-    let mut links = Links::new(&state, &date);
-    page(
-        "SPARQL",
-        html! {
-            (form(&text))
-            h2 id="results" { "Results" }
-            (table.render(&mut links, cut))
-        },
-    )
+    let form = form(&text);
+    // The links need an index lookup per distinct document: blocking work.
+    super::blocking(&state, move |state| {
+        let mut links = Links::new(state, &date);
+        page(
+            "SPARQL",
+            html! {
+                (form)
+                h2 id="results" { "Results" }
+                (table.render(&mut links, cut))
+            },
+        )
+    })
+    .await
 }
 
 /// The query form: the query, the date, the submit button and the example queries (links
