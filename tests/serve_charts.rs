@@ -197,6 +197,15 @@ fn timeline_chart_has_a_point_per_graph_and_links_changes_to_diffs() {
         chart.contains("4 statements, graph changed (diff)"),
         "{chart}"
     );
+    // The changes painted again on top (the capture half an hour after the last change would
+    // hide it), links the keyboard skips.
+    assert_eq!(
+        chart
+            .matches("tabindex=\"-1\" aria-hidden=\"true\"><circle class=\"mark changed\"")
+            .count(),
+        2,
+        "{chart}"
+    );
     assert!(html.contains("name=\"viewport\""), "{html}");
 }
 

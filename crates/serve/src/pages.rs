@@ -39,7 +39,7 @@ width:10px;height:24px;background:#bbb}.strip a.changed,.strip a.first{backgroun
 nav a{margin-right:1em}figure.chart{margin:1em 0;max-width:52em}svg.chart{width:100%;\
 height:auto;font-size:11px}svg .axis{stroke:#333}svg .grid{stroke:#e4e4e4}svg .bar{fill:#8fb3d9}\
 svg .bar.changes{fill:#d08c00}svg .line{fill:none;stroke:#1a5fb4;stroke-width:1.5}\
-svg .line.fit{stroke:#a51d2d}svg .point{fill:#1a5fb4}svg .point.changed,svg .point.first{\
+svg .line.fit{stroke:#a51d2d}svg .point{fill:#1a5fb4}svg .point.changed,svg .point.first,svg .mark{\
 fill:#d08c00}svg .band{fill:#a51d2d;opacity:.15}svg .tick,svg .label{fill:#333}\
 svg a:focus .point{stroke:#000;stroke-width:3}table.month{display:inline-table;margin:0 1em 1em 0}\
 table.month td,table.month th{text-align:right;min-width:1.6em}td.captured{background:#d7e7f7}\
@@ -397,7 +397,14 @@ fn statements_chart(
         "",
         marks.iter().map(|m| (m.x, m.y)).collect(),
     ));
+    // The changes on top: a capture moments after a change would hide it.
+    let changes = marks
+        .iter()
+        .filter(|m| m.class == "changed")
+        .cloned()
+        .collect();
     chart.layers.push(svg::Layer::Points(marks));
+    chart.layers.push(svg::Layer::Overlay(changes));
     Some(chart.render())
 }
 

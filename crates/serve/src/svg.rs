@@ -46,6 +46,10 @@ pub(crate) enum Layer {
     Line(&'static str, Vec<(f64, f64)>),
     /// Marked points (class `point`).
     Points(Vec<Mark>),
+    /// Marks painted again on top of everything before them (class `mark`), so that a point
+    /// hidden under a later neighbour still shows and takes the click; out of the keyboard's
+    /// and screen readers' way, which meet the same points once, in the `Points` layer.
+    Overlay(Vec<Mark>),
     /// A shaded vertical band from `from` to `to`, with its meaning.
     Band { from: f64, to: f64, title: String },
 }
@@ -173,6 +177,18 @@ impl Chart {
                         a href=(href) aria-label=(mark.title) { (circle) }
                     } @else {
                         (circle)
+                    }
+                }
+            },
+            Layer::Overlay(marks) => html! {
+                @for mark in marks {
+                    @let circle = html! {
+                        circle class={ "mark " (mark.class) } cx=(r(self.px(mark.x))) cy=(r(self.py(mark.y))) r="4" {}
+                    };
+                    @if let Some(href) = &mark.href {
+                        a href=(href) tabindex="-1" aria-hidden="true" { (circle) }
+                    } @else {
+                        g aria-hidden="true" { (circle) }
                     }
                 }
             },
