@@ -70,6 +70,10 @@ mod tests {
             "/timemap/link/http://e.org/",
             "/timeline",
             "/render",
+            "/calendar",
+            "/pld",
+            "/dataset",
+            "/favicon.ico",
         ] {
             assert!(is_public(path), "{path}");
         }
@@ -78,6 +82,8 @@ mod tests {
             "/admin/reindex",
             "/cdxfoo",
             "/timelines",
+            "/sparql",
+            "/calendars",
             "/index",
             "/web",
         ] {
