@@ -79,6 +79,7 @@ mod replay_archive;
 mod serve_attacks;
 mod serve_budget;
 mod serve_cdx_toolkit;
+mod serve_charts;
 mod serve_chromium;
 mod serve_memento;
 mod serve_negotiation;

@@ -13,15 +13,18 @@
 //! | `/web/{timestamp}{modifier}/{url}` | a memento (`id_`: archived bytes) |
 //! | `/web/{url}` | the TimeGate (`Accept-Datetime`) |
 //! | `/timemap/link/{url}`, `/timemap/json/{url}` | TimeMaps |
-//! | `/`, `/search`, `/timeline`, `/capture`, `/diff`, `/overview`, `/render` | pages |
+//! | `/`, `/search`, `/timeline`, `/calendar`, `/capture`, `/diff`, `/overview`, `/pld`, `/dataset`, `/render` | pages |
 //! | `/tpf`, `/tpf/timegate`, `/tpf/{timestamp}` | Triple Pattern Fragments, with Memento |
-//! | `/sparql` | SPARQL 1.1 Protocol over the dataset at a date (also `POST`; not public) |
+//! | `/sparql` | SPARQL 1.1 Protocol over the dataset at a date (also `POST`; not public); a query form and results table for browsers |
 
 #![warn(missing_docs)]
 
 mod abandon;
+mod aggregates;
 mod budget;
+mod calendar;
 mod cdx;
+mod chart_pages;
 mod limits;
 mod limits_check;
 mod listener;
@@ -34,7 +37,9 @@ pub mod public;
 mod replay;
 mod rewrite;
 mod sparql;
+mod sparql_page;
 mod stream;
+mod svg;
 mod tpf;
 
 use std::net::SocketAddr;
@@ -115,7 +120,10 @@ pub(crate) struct AppState {
     /// Bytes held by requests, out of `limits.memory_budget`.
     pub(crate) budget: Arc<budget::MemoryBudget>,
     pub(crate) bind: SocketAddr,
-    pub(crate) overview: std::sync::OnceLock<pages::Overview>,
+    /// The overview's tables, with the index size they were computed for.
+    pub(crate) overview: std::sync::Mutex<Option<Arc<pages::Overview>>>,
+    /// The figures behind the charts, computed off the request threads.
+    pub(crate) aggregates: aggregates::Cache,
     /// The versioned triple indexes behind `/tpf`.
     pub(crate) triples: tpf::TripleIndexes,
     /// The archive roots served (handed to `/sparql`'s workers).
@@ -194,7 +202,8 @@ fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
         limits: config.limits.clone(),
         budget: budget::MemoryBudget::new(config.limits.memory_budget),
         bind: config.bind,
-        overview: std::sync::OnceLock::new(),
+        overview: std::sync::Mutex::new(None),
+        aggregates: aggregates::Cache::default(),
         triples: tpf::TripleIndexes::new(config.roots.clone()),
         roots: config.roots.clone(),
         sparql_worker: config.sparql_worker.clone(),
@@ -206,12 +215,16 @@ fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
 pub(crate) fn router(state: State) -> Router {
     Router::new()
         .route("/", get(pages::home))
+        .route("/favicon.ico", get(pages::favicon))
         .route("/cdx", get(cdx::pywb_endpoint))
         .route("/cdx/search/cdx", get(cdx::ia_endpoint))
         .route("/web/{*rest}", get(replay::web))
         .route("/timemap/{*rest}", get(memento::timemap))
         .route("/search", get(pages::search))
         .route("/timeline", get(pages::timeline))
+        .route("/calendar", get(calendar::calendar))
+        .route("/pld", get(chart_pages::pld))
+        .route("/dataset", get(chart_pages::dataset))
         .route("/capture", get(pages::capture))
         .route("/diff", get(pages::diff))
         .route("/overview", get(pages::overview))

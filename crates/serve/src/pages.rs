@@ -1,7 +1,9 @@
 //! Pages for people, rendered on the server (no scripts): search by URL or prefix, a URL's
-//! timeline with graph changes marked, a capture page (archived header fields, triples as a
-//! table, the capture in other syntaxes), a diff page between two captures, and a dataset
-//! overview (pay-level domains, documents, captures and changes per month).
+//! timeline with graph changes marked (a chart of its statements over time and a table), a
+//! capture page (archived header fields, triples as a table, the capture in other syntaxes),
+//! a diff page between two captures, and a dataset overview (pay-level domains, documents,
+//! captures and changes per month, with the charts of [`super::chart_pages`]). Every page has
+//! a viewport and a layout that reads on a phone, headings in order, and labelled controls.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -21,39 +23,57 @@ use ldwarc_timetravel::replay::{
 
 use super::memento::{MementoSet, archived_url, http_date};
 use super::replay::{encode_component, memento};
-use super::{AppState, State as AppStateRef, base_url, blocking, response};
+use super::{AppState, State as AppStateRef, base_url, blocking, response, svg};
 
 /// Most rows a page lists.
-const PAGE_ROWS: usize = 2_000;
+pub(crate) const PAGE_ROWS: usize = 2_000;
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;max-width:90em}\
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;max-width:90em;\
+line-height:1.4}@media(max-width:40em){body{margin:.5em}table{display:block;overflow-x:auto}}\
+a:focus,button:focus,input:focus,textarea:focus{outline:3px solid #1a5fb4;outline-offset:1px}\
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;\
 vertical-align:top;font-size:90%}code,td.term{font-family:monospace;word-break:break-all}\
 tr.changed{background:#fff3c4}tr.first{background:#e3f1ff}tr.added{background:#e6ffe6}\
 tr.removed{background:#ffe6e6}.strip{display:flex;gap:2px;margin:1em 0}.strip a{display:block;\
 width:10px;height:24px;background:#bbb}.strip a.changed,.strip a.first{background:#d08c00}\
-nav a{margin-right:1em}";
+nav a{margin-right:1em}figure.chart{margin:1em 0;max-width:52em}svg.chart{width:100%;\
+height:auto;font-size:11px}svg .axis{stroke:#333}svg .grid{stroke:#e4e4e4}svg .bar{fill:#8fb3d9}\
+svg .bar.changes{fill:#d08c00}svg .line{fill:none;stroke:#1a5fb4;stroke-width:1.5}\
+svg .line.fit{stroke:#a51d2d}svg .point{fill:#1a5fb4}svg .point.changed,svg .point.first,svg .mark{\
+fill:#d08c00}svg .band{fill:#a51d2d;opacity:.15}svg .tick,svg .label{fill:#333}\
+svg a:focus .point{stroke:#000;stroke-width:3}table.month{display:inline-table;margin:0 1em 1em 0}\
+table.month td,table.month th{text-align:right;min-width:1.6em}td.captured{background:#d7e7f7}\
+td.captured a{display:block;font-weight:bold}textarea{width:100%;max-width:60em;font-family:\
+monospace}label{display:block;margin:.5em 0 .2em}label.inline{display:inline}pre{white-space:pre-wrap}input,textarea{max-width:100%;box-sizing:border-box}code{overflow-wrap:\
+anywhere}";
 
 /// A whole page: every value reaches the HTML through maud, which escapes it.
-fn document(title: &str, body: Markup) -> Markup {
+pub(crate) fn document(title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
             head {
                 meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " — ldwarc" }
                 style { (PreEscaped(STYLE)) }
             }
             body {
-                nav { a href="/" { "search" } a href="/overview" { "overview" } }
-                h1 { (title) }
-                (body)
+                nav aria-label="site" {
+                    a href="/" { "search" } a href="/overview" { "overview" }
+                    a href="/sparql" { "SPARQL" }
+                }
+                main {
+                    h1 { (title) }
+                    (body)
+                }
             }
         }
     }
 }
 
-fn page(title: &str, body: Markup) -> Response {
+/// A page answered 200 with the pages' security policy (no scripts, nothing from elsewhere).
+pub(crate) fn page(title: &str, body: Markup) -> Response {
     let mut response = response(
         StatusCode::OK,
         "text/html; charset=utf-8",
@@ -67,7 +87,8 @@ fn page(title: &str, body: Markup) -> Response {
     response
 }
 
-fn error_page(status: StatusCode, message: &str) -> Response {
+/// A page saying why the request could not be answered, with `status`.
+pub(crate) fn error_page(status: StatusCode, message: &str) -> Response {
     let mut response = page("Not available", html! { p { (message) } });
     *response.status_mut() = status;
     response
@@ -76,9 +97,10 @@ fn error_page(status: StatusCode, message: &str) -> Response {
 fn search_form() -> Markup {
     html! {
         form action="/search" method="get" {
-            input name="url" size="60" placeholder="http://example.org/resource/Berlin";
+            label for="search-url" { "URL" }
+            input id="search-url" name="url" size="60" placeholder="http://example.org/resource/Berlin";
             " "
-            label { input type="checkbox" name="match" value="prefix"; " prefix" }
+            label class="inline" { input type="checkbox" name="match" value="prefix"; " prefix" }
             " "
             button { "search" }
         }
@@ -101,6 +123,12 @@ pub(crate) async fn home() -> Response {
     )
 }
 
+/// `GET /favicon.ico`: no icon, said with 204 — browsers ask for it on every page, and a 404
+/// is an error in their console.
+pub(crate) async fn favicon() -> Response {
+    response(StatusCode::NO_CONTENT, "image/x-icon", Vec::new())
+}
+
 /// The parameters pages take.
 #[derive(Debug, Deserialize)]
 pub(crate) struct PageParams {
@@ -110,9 +138,12 @@ pub(crate) struct PageParams {
     ts: Option<String>,
     from: Option<String>,
     to: Option<String>,
+    /// `/calendar`: one day, `YYYYMMDD`.
+    pub(crate) day: Option<String>,
 }
 
-fn url_param(params: &PageParams) -> Result<String, Box<Response>> {
+/// The archived URL a page is about (`url=`), or the page saying why not.
+pub(crate) fn url_param(params: &PageParams) -> Result<String, Box<Response>> {
     let text = params.url.as_deref().unwrap_or("").trim();
     if text.is_empty() {
         return Err(Box::new(error_page(StatusCode::BAD_REQUEST, "give a url")));
@@ -121,7 +152,7 @@ fn url_param(params: &PageParams) -> Result<String, Box<Response>> {
 }
 
 /// The link to a capture's page.
-fn capture_href(url: &str, timestamp: &str) -> String {
+pub(crate) fn capture_href(url: &str, timestamp: &str) -> String {
     format!("/capture?url={}&ts={timestamp}", encode_component(url))
 }
 
@@ -264,13 +295,20 @@ fn timeline_page(state: &AppState, url: &str) -> Response {
         }
     }
     let encoded = encode_component(url);
+    let chart = statements_chart(&entries[..entries.len().min(PAGE_ROWS)], &rows, &encoded);
     page(
         "Timeline",
         html! {
             p class="summary" {
                 code { (url) } ": " (entries.len()) " captures, " (changes) " graph changes. "
+                a href={ "/calendar?url=" (encoded) } { "calendar" } " · "
                 a href={ "/timemap/link/" (url) } { "TimeMap" }
             }
+            @if let Some(chart) = chart {
+                h2 { "Statements over time" }
+                (chart)
+            }
+            h2 { "Captures" }
             div class="strip" {
                 @for row in &rows {
                     a class=(row.class) href=(row.link) title={ (row.timestamp) " " (row.class) } {}
@@ -299,6 +337,75 @@ fn timeline_page(state: &AppState, url: &str) -> Response {
             }
         },
     )
+}
+
+/// The statements of each capture with a graph over time, one point each; the points where
+/// the graph changed are marked and link to the diff with the capture before, the others to
+/// their capture page. `None` when no capture has a graph.
+fn statements_chart(
+    entries: &[ldwarc_timetravel::replay::HistoryEntry],
+    rows: &[TimelineRow<'_>],
+    encoded: &str,
+) -> Option<Markup> {
+    let day = |micros: i64| micros as f64 / 86_400e6;
+    let mut marks = Vec::new();
+    for (entry, row) in entries.iter().zip(rows) {
+        let Some(statements) = entry.statements else {
+            continue;
+        };
+        let changed = matches!(entry.change, HistoryChange::Changed);
+        let href = match (&row.diff_from, changed) {
+            (Some(before), true) => {
+                format!("/diff?url={encoded}&from={before}&to={}", row.timestamp)
+            }
+            _ => row.link.clone(),
+        };
+        marks.push(svg::Mark {
+            x: day(entry.capture.time_micros),
+            y: statements as f64,
+            title: format!(
+                "{}: {statements} statements{}",
+                http_date(row.timestamp),
+                if changed {
+                    ", graph changed (diff)"
+                } else {
+                    ""
+                }
+            ),
+            href: Some(href),
+            class: if changed { "changed" } else { "" },
+        });
+    }
+    if marks.is_empty() {
+        return None;
+    }
+    let mut chart = svg::Chart::new(
+        "statements-chart",
+        "Statements over time",
+        "captured (UTC)",
+        "statements",
+    );
+    chart.description = format!(
+        "{} captures with a graph; {} marked where the graph changed, each linking to its diff.",
+        marks.len(),
+        marks.iter().filter(|m| m.class == "changed").count()
+    );
+    chart.fit_x(marks.iter().map(|m| m.x));
+    chart.fit_y_from_zero(marks.iter().map(|m| m.y));
+    chart.x_ticks = svg::date_ticks(chart.x_range, 5);
+    chart.layers.push(svg::Layer::Line(
+        "",
+        marks.iter().map(|m| (m.x, m.y)).collect(),
+    ));
+    // The changes on top: a capture moments after a change would hide it.
+    let changes = marks
+        .iter()
+        .filter(|m| m.class == "changed")
+        .cloned()
+        .collect();
+    chart.layers.push(svg::Layer::Points(marks));
+    chart.layers.push(svg::Layer::Overlay(changes));
+    Some(chart.render())
 }
 
 /// `GET /capture?url=…&ts=…`.
@@ -538,6 +645,8 @@ fn diff_page(state: &AppState, url: &str, from: &str, to: &str) -> Response {
 /// Figures of the whole archive, computed once.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Overview {
+    /// Captures in the index when computed: the figures are recomputed when it differs.
+    key: u64,
     captures: usize,
     documents: usize,
     /// PLD → (documents, captures).
@@ -548,7 +657,10 @@ pub(crate) struct Overview {
 
 impl Overview {
     fn compute(state: &AppState) -> std::io::Result<Overview> {
-        let mut overview = Overview::default();
+        let mut overview = Overview {
+            key: state.archive.merged_index().len(),
+            ..Overview::default()
+        };
         let mut group: Vec<Capture> = Vec::new();
         state
             .archive
@@ -597,15 +709,30 @@ impl Overview {
     }
 }
 
+/// The overview's figures of the index as it is: computed again when the index changed.
+fn current_overview(state: &AppState) -> std::io::Result<std::sync::Arc<Overview>> {
+    let key = state.archive.merged_index().len();
+    let cached = state
+        .overview
+        .lock()
+        .map_or_else(|p| p.into_inner().clone(), |o| o.clone());
+    if let Some(overview) = cached.filter(|o| o.key == key) {
+        return Ok(overview);
+    }
+    let computed = std::sync::Arc::new(Overview::compute(state)?);
+    if let Ok(mut slot) = state.overview.lock() {
+        *slot = Some(computed.clone());
+    }
+    Ok(computed)
+}
+
 /// `GET /overview`.
 pub(crate) async fn overview(State(state): State<AppStateRef>) -> Response {
-    blocking(&state, |state| {
-        let overview = match state.overview.get() {
-            Some(overview) => overview.clone(),
-            None => match Overview::compute(state) {
-                Ok(computed) => state.overview.get_or_init(|| computed).clone(),
-                Err(e) => return error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-            },
+    let figures = super::aggregates::current(&state);
+    blocking(&state, move |state| {
+        let overview = match current_overview(state) {
+            Ok(overview) => overview,
+            Err(e) => return error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
         };
         let mut plds: Vec<(&String, &(usize, usize))> = overview.plds.iter().collect();
         plds.sort_by(|a, b| b.1.1.cmp(&a.1.1).then(a.0.cmp(b.0)));
@@ -617,18 +744,20 @@ pub(crate) async fn overview(State(state): State<AppStateRef>) -> Response {
                     (overview.plds.len()) " pay-level domains, " (overview.documents)
                     " documents, " (overview.captures) " captures."
                 }
+                (super::chart_pages::overview_charts(&figures))
                 h2 { "Pay-level domains" }
                 table {
-                    tr { th { "PLD" } th { "documents" } th { "captures" } }
+                    tr { th { "PLD" } th { "documents" } th { "captures" } th { "URLs" } }
                     @for (pld, (documents, captures)) in plds.iter().take(PAGE_ROWS) {
                         tr {
-                            td {
-                                a href={ "/search?url=" (encode_component(&format!("http://{pld}/"))) "&match=prefix" } {
-                                    (pld)
-                                }
-                            }
+                            td { a href={ "/pld?name=" (encode_component(pld)) } { (pld) } }
                             td { (documents) }
                             td { (captures) }
+                            td {
+                                a href={ "/search?url=" (encode_component(&format!("http://{pld}/"))) "&match=prefix" } {
+                                    "search"
+                                }
+                            }
                         }
                     }
                 }

@@ -18,10 +18,14 @@ pub const PUBLIC_ROUTES: &[&str] = &[
     "/web/",
     "/timemap/",
     "/search",
+    "/favicon.ico",
     "/timeline",
+    "/calendar",
     "/capture",
     "/diff",
     "/overview",
+    "/pld",
+    "/dataset",
     "/render",
     "/tpf",
 ];
@@ -66,6 +70,10 @@ mod tests {
             "/timemap/link/http://e.org/",
             "/timeline",
             "/render",
+            "/calendar",
+            "/pld",
+            "/dataset",
+            "/favicon.ico",
         ] {
             assert!(is_public(path), "{path}");
         }
@@ -74,6 +82,8 @@ mod tests {
             "/admin/reindex",
             "/cdxfoo",
             "/timelines",
+            "/sparql",
+            "/calendars",
             "/index",
             "/web",
         ] {

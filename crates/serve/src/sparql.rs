@@ -27,7 +27,7 @@ use axum::response::Response;
 use ldwarc_timetravel::replay::{ReplayDate, Scope};
 use ldwarc_timetravel::sparql::worker::{self, WorkerEnd, WorkerLimits, run_worker};
 use ldwarc_timetravel::sparql::{
-    GraphSyntax, OutputChoice, ResultsFormat, SparqlQuery, on_query_stack,
+    GraphSyntax, OutputChoice, QueryForm, ResultsFormat, SparqlQuery, on_query_stack,
 };
 
 use super::budget;
@@ -101,11 +101,11 @@ pub(crate) async fn post_endpoint(
 
 /// The protocol parameters of one request.
 #[derive(Debug, Default)]
-struct Params {
-    queries: Vec<String>,
-    at: Option<String>,
-    scope: Vec<(String, String)>,
-    unsupported: Option<String>,
+pub(crate) struct Params {
+    pub(crate) queries: Vec<String>,
+    pub(crate) at: Option<String>,
+    pub(crate) scope: Vec<(String, String)>,
+    pub(crate) unsupported: Option<String>,
 }
 
 impl Params {
@@ -136,7 +136,7 @@ impl Params {
         self.unsupported = other.unsupported.or(self.unsupported.take());
     }
 
-    fn scope(&self) -> Result<Scope, String> {
+    pub(crate) fn scope(&self) -> Result<Scope, String> {
         match self.scope.as_slice() {
             [] => Ok(Scope::All),
             [(name, value)] => Ok(match name.as_str() {
@@ -149,8 +149,12 @@ impl Params {
     }
 }
 
-/// The request checked, then answered off the async threads within the time limit.
+/// The request checked, then answered off the async threads within the time limit. A browser
+/// (`Accept` preferring `text/html`) gets the query form and a results page instead.
 async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Response {
+    if super::sparql_page::wants_html(&headers) {
+        return super::sparql_page::answer(state, params).await;
+    }
     let bad = |message: &str| text_response(StatusCode::BAD_REQUEST, &format!("{message}\n"));
     if let Some(name) = &params.unsupported {
         return bad(&format!(
@@ -170,24 +174,13 @@ async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Re
         Ok(scope) => scope,
         Err(message) => return bad(&message),
     };
-    // Parsed, and dropped, on a thread of its own: the parser and the drop of a parsed query
-    // recurse once per level of nesting. Only the query's form leaves that thread.
-    let checked = text.clone();
-    let request = panics::current_request();
-    let parsed = tokio::task::spawn_blocking(move || {
-        panics::caught(&request, || {
-            on_query_stack(|| SparqlQuery::parse(&checked, None).map(|query| query.form()))
-                .and_then(|parsed| parsed)
-        })
-    })
-    .await;
-    let form = match parsed {
-        Ok(Some(Ok(form))) => form,
-        Ok(Some(Err(error))) if error.is_client_error() => return bad(&error.to_string()),
-        Ok(Some(Err(error))) => {
-            return text_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{error}\n"));
+    let form = match query_form(&text).await {
+        Ok(form) => form,
+        Err(Refused::Client(message)) => return bad(&message),
+        Err(Refused::Server(message)) => {
+            return text_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{message}\n"));
         }
-        Ok(None) | Err(_) => return panics::internal_error(),
+        Err(Refused::Panicked) => return panics::internal_error(),
     };
     let accept = headers
         .get(header::ACCEPT)
@@ -258,6 +251,37 @@ async fn endpoint(state: super::State, headers: HeaderMap, params: Params) -> Re
     answer
 }
 
+/// Why a query was refused before it ran.
+pub(crate) enum Refused {
+    /// The client's error (400): the message.
+    Client(String),
+    /// The server's (500): the message.
+    Server(String),
+    /// The check panicked (logged; 500).
+    Panicked,
+}
+
+/// The form of `text` (SELECT, ASK, CONSTRUCT, DESCRIBE), or why it is refused. Parsed, and
+/// dropped, on a thread of its own: the parser and the drop of a parsed query recurse once
+/// per level of nesting. Only the query's form leaves that thread.
+pub(crate) async fn query_form(text: &str) -> Result<QueryForm, Refused> {
+    let checked = text.to_string();
+    let request = panics::current_request();
+    let parsed = tokio::task::spawn_blocking(move || {
+        panics::caught(&request, || {
+            on_query_stack(|| SparqlQuery::parse(&checked, None).map(|query| query.form()))
+                .and_then(|parsed| parsed)
+        })
+    })
+    .await;
+    match parsed {
+        Ok(Some(Ok(form))) => Ok(form),
+        Ok(Some(Err(error))) if error.is_client_error() => Err(Refused::Client(error.to_string())),
+        Ok(Some(Err(error))) => Err(Refused::Server(error.to_string())),
+        Ok(None) | Err(_) => Err(Refused::Panicked),
+    }
+}
+
 /// A worker's share for people: in MiB from 1 MiB on, else in KiB.
 fn share_text(bytes: usize) -> String {
     if bytes >= 1024 * 1024 {
@@ -277,11 +301,11 @@ fn excerpt(query: &str) -> &str {
 }
 
 /// One of the [`MAX_WORKERS`] places for a running worker, given back when dropped.
-struct WorkerSlot(super::State);
+pub(crate) struct WorkerSlot(super::State);
 
 impl WorkerSlot {
     /// A place, or none when every one is taken.
-    fn take(state: &super::State) -> Option<WorkerSlot> {
+    pub(crate) fn take(state: &super::State) -> Option<WorkerSlot> {
         state
             .sparql_workers
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |running| {
@@ -299,7 +323,7 @@ impl Drop for WorkerSlot {
 }
 
 /// `ldwarc sparql --worker` for this query, its answer written as `output` asks.
-fn worker_command(
+pub(crate) fn worker_command(
     program: &Path,
     roots: &[std::path::PathBuf],
     date: &ReplayDate,
@@ -346,7 +370,7 @@ fn worker_command(
 }
 
 /// How a worker's end is answered: nothing more when it wrote its answer, else why not.
-fn worker_outcome(
+pub(crate) fn worker_outcome(
     end: WorkerEnd,
     share: usize,
     request_time: std::time::Duration,
@@ -406,7 +430,7 @@ fn worker_outcome(
 }
 
 /// The date of the request: `at=`, else `Accept-Datetime`, else now.
-fn date_of(params: &Params, headers: &HeaderMap) -> Result<ReplayDate, String> {
+pub(crate) fn date_of(params: &Params, headers: &HeaderMap) -> Result<ReplayDate, String> {
     if let Some(at) = &params.at {
         return ReplayDate::parse(at.strip_prefix('@').unwrap_or(at))
             .map_err(|e| format!("at: {e}"));
@@ -464,14 +488,14 @@ fn negotiate(accept: &str, returns_graph: bool) -> Option<OutputChoice> {
     best.map(|(_, choice)| choice)
 }
 
-const fn results(format: ResultsFormat) -> OutputChoice {
+pub(crate) const fn results(format: ResultsFormat) -> OutputChoice {
     OutputChoice {
         results: format,
         graph: GraphSyntax::NTriples,
     }
 }
 
-const fn graph(syntax: GraphSyntax) -> OutputChoice {
+pub(crate) const fn graph(syntax: GraphSyntax) -> OutputChoice {
     OutputChoice {
         results: ResultsFormat::Json,
         graph: syntax,
