@@ -38,7 +38,7 @@ impl Archive {
     }
 
     /// The partition directory for captures of `pld` in the UTC hour of `time`; the PLD's
-    /// name is made portable by [`partition_name`].
+    /// name is made portable by `partition_name`.
     pub fn partition_dir(&self, time: DateTime<Utc>, pld: &str) -> PathBuf {
         self.warc_dir()
             .join(time.format("%Y/%m/%d/%H").to_string())

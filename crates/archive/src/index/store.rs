@@ -51,7 +51,7 @@ pub struct FileMark {
     pub end: u64,
     /// The file's size when it was read: an unchanged size means nothing new to index.
     pub size: u64,
-    /// A fingerprint of the bytes just before `end` ([`super::indexer::tail_fingerprint`]):
+    /// A fingerprint of the bytes just before `end` (`tail_fingerprint` in the indexer):
     /// a file that grew with these bytes changed was rewritten, not appended to. Absent in
     /// indexes made before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -72,7 +72,7 @@ impl std::fmt::Debug for AbandonedProbe {
 #[derive(Debug)]
 pub enum WorkerEnd {
     /// It exited by itself, with this status (an exit code, or the signal that ended it);
-    /// the last [`STDERR_BYTES`] of its standard error.
+    /// the last `STDERR_BYTES` of its standard error.
     Exited {
         /// Its exit status.
         status: ExitStatus,
