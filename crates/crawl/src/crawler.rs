@@ -132,6 +132,15 @@ pub enum CrawlError {
     Io(#[from] std::io::Error),
 }
 
+/// How many finished fetches wait for the archiver at most: one per connection. What waits
+/// there is fetched but not yet committed, so a kill loses it and `--resume` fetches it again;
+/// a kill repeats at most the fetches in flight, these, and the one being committed. A
+/// longer queue (it held 256) let a kill repeat far more than was in flight; the crawl
+/// waits for the archiver instead.
+pub fn archiver_queue_len(concurrency: usize) -> usize {
+    concurrency.max(1)
+}
+
 /// What a crawl starts from: the store the archiver commits to, the crawl, and (embedded
 /// store) the stored frontier and a reader for conditional requests.
 struct Opened {
@@ -166,7 +175,7 @@ pub fn crawl(
         },
         opened.commit,
     )?;
-    let (jobs, job_receiver) = sync_channel(256);
+    let (jobs, job_receiver) = sync_channel(archiver_queue_len(options.concurrency));
     let stats = Arc::new(Mutex::new(ArchiverStats::default()));
     let archiver_stats = Arc::clone(&stats);
     let archiver_thread = std::thread::Builder::new()

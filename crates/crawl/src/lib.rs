@@ -19,7 +19,8 @@ pub mod settings;
 mod shared;
 
 pub use crawler::{
-    CrawlError, CrawlProgress, CrawlSummary, DroppedUrls, crawl, normalize, peak_rss,
+    CrawlError, CrawlProgress, CrawlSummary, DroppedUrls, archiver_queue_len, crawl, normalize,
+    peak_rss,
 };
 pub use options::{
     CrawlOptions, DEFAULT_ACCEPT_ENCODING, DEFAULT_USER_AGENT, JoinCrawl, MAX_SECONDS,

@@ -87,10 +87,11 @@ fn parse_unisolated<S: StatementSink>(
         },
         Syntax::TriG => {
             let body = turtle_prep::for_sophia(body);
+            let checks = Checks::for_text(&body, base);
             let parser = TriGParser::new().with_base(turtle_base(base));
             let mut source = parser.parse(&body[..]);
             source
-                .try_for_each_quad(|q| checked(sink, q.s(), q.p(), q.o(), q.g()))
+                .try_for_each_quad(|q| checks.checked(sink, q.s(), q.p(), q.o(), q.g()))
                 .map_err(|err| checked_error(err, |err| turtle_error(err, &body)))
         }
         Syntax::NTriples => NTriplesParser::new()
@@ -262,10 +263,11 @@ pub(crate) fn parse_turtle<S: StatementSink>(
     sink: &mut S,
 ) -> Result<(), String> {
     let body = turtle_prep::for_sophia(body);
+    let checks = Checks::for_text(&body, base);
     let parser = TurtleParser::new().with_base(turtle_base(base));
     let mut source = parser.parse(&body[..]);
     source
-        .try_for_each_triple(|t| checked(sink, t.s(), t.p(), t.o(), None))
+        .try_for_each_triple(|t| checks.checked(sink, t.s(), t.p(), t.o(), None))
         .map_err(|err| checked_error(err, |err| turtle_error(err, &body)))
 }
 
@@ -280,52 +282,83 @@ pub(crate) struct InvalidTerm(String);
 const RDF_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
 const RDF_DIR_LANG_STRING: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString";
 
-/// Hands a statement to `sink` if each of its terms is valid RDF.
-fn checked<S: StatementSink, T: Term>(
-    sink: &mut S,
-    subject: T,
-    predicate: T,
-    object: T,
-    graph: Option<T>,
-) -> Result<(), InvalidTerm> {
-    check_term(&subject)?;
-    check_term(&predicate)?;
-    check_term(&object)?;
-    if let Some(graph) = &graph {
-        check_term(graph)?;
-    }
-    sink.statement(subject, predicate, object, graph);
-    Ok(())
+/// What [`Checks::checked`] looks at in each statement of one text.
+#[derive(Clone, Copy)]
+pub(crate) struct Checks {
+    /// Whether IRIs are checked. Sophia checks every IRI written `<…>` (against the IRI
+    /// grammar, or by resolving it against an absolute base), but not those it makes by
+    /// appending a local name to a namespace: only a text that declares a prefix can hold
+    /// such IRIs, and only where the base is absolute are the others known to be valid.
+    iris: bool,
 }
 
-fn check_term<T: Term>(term: &T) -> Result<(), InvalidTerm> {
-    match term.kind() {
-        TermKind::Iri => term.iri().map_or(Ok(()), |iri| check_iri(iri.as_str())),
-        TermKind::Literal => {
-            let Some(datatype) = term.datatype() else {
-                return Ok(());
-            };
-            check_iri(datatype.as_str())?;
-            let datatype = datatype.as_str();
-            if datatype == RDF_LANG_STRING && term.language_tag().is_none() {
-                return Err(InvalidTerm(
-                    "a literal typed rdf:langString needs a language tag".to_string(),
-                ));
-            }
-            if datatype == RDF_DIR_LANG_STRING && term.base_direction().is_none() {
-                return Err(InvalidTerm(
-                    "a literal typed rdf:dirLangString needs a language tag and a direction"
-                        .to_string(),
-                ));
-            }
-            Ok(())
+impl Checks {
+    /// The checks the statements sophia reads from `text` (directives included) need.
+    pub(crate) fn for_text(text: &[u8], base: &str) -> Checks {
+        let absolute_base = turtle_base(base).is_some_and(|base| base.is_absolute());
+        Checks {
+            iris: !absolute_base || declares_prefix(text),
         }
-        TermKind::Triple => match term.triple() {
-            Some(parts) => parts.iter().try_for_each(check_term),
-            None => Ok(()),
-        },
-        _ => Ok(()),
     }
+
+    /// Hands a statement to `sink` if each of its terms is valid RDF.
+    fn checked<S: StatementSink, T: Term>(
+        self,
+        sink: &mut S,
+        subject: T,
+        predicate: T,
+        object: T,
+        graph: Option<T>,
+    ) -> Result<(), InvalidTerm> {
+        self.check_term(&subject)?;
+        self.check_term(&predicate)?;
+        self.check_term(&object)?;
+        if let Some(graph) = &graph {
+            self.check_term(graph)?;
+        }
+        sink.statement(subject, predicate, object, graph);
+        Ok(())
+    }
+
+    fn check_term<T: Term>(self, term: &T) -> Result<(), InvalidTerm> {
+        match term.kind() {
+            TermKind::Iri if self.iris => term.iri().map_or(Ok(()), |iri| check_iri(iri.as_str())),
+            TermKind::Literal => {
+                let Some(datatype) = term.datatype() else {
+                    return Ok(());
+                };
+                let datatype = datatype.as_str();
+                if self.iris {
+                    check_iri(datatype)?;
+                }
+                if datatype == RDF_LANG_STRING && term.language_tag().is_none() {
+                    return Err(InvalidTerm(
+                        "a literal typed rdf:langString needs a language tag".to_string(),
+                    ));
+                }
+                if datatype == RDF_DIR_LANG_STRING && term.base_direction().is_none() {
+                    return Err(InvalidTerm(
+                        "a literal typed rdf:dirLangString needs a language tag and a direction"
+                            .to_string(),
+                    ));
+                }
+                Ok(())
+            }
+            TermKind::Triple => match term.triple() {
+                Some(parts) => parts.iter().try_for_each(|part| self.check_term(part)),
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Whether `text` may declare a prefix: it holds `prefix` in any case (`@prefix`, SPARQL's
+/// `PREFIX`, case-insensitive), found from its `x`s. A text that only mentions the word (in
+/// a string, say) is checked all the same.
+fn declares_prefix(text: &[u8]) -> bool {
+    memchr::memchr2_iter(b'x', b'X', text)
+        .any(|at| at >= 5 && text[at - 5..at].eq_ignore_ascii_case(b"prefi"))
 }
 
 /// IRIs are checked by a quick scan, and by the IRI grammar (oxiri, as the reference
@@ -394,11 +427,12 @@ pub(crate) fn parse_turtle_piece<S: StatementSink>(
     } else {
         std::borrow::Cow::Owned([prelude, piece].concat())
     };
+    let checks = Checks::for_text(&text, base);
     TurtleParser::new()
         .with_base(turtle_base(base))
         .with_preserve_bn_labels(true)
         .parse(&text[..])
-        .try_for_each_triple(|t| checked(sink, t.s(), t.p(), t.o(), None))
+        .try_for_each_triple(|t| checks.checked(sink, t.s(), t.p(), t.o(), None))
         .map_err(|err| match err {
             sophia::api::source::StreamError::SourceError(err) => turtle_error_at(&err, &text),
             sophia::api::source::StreamError::SinkError(invalid) => ParseError {

@@ -440,58 +440,115 @@ const IRI_CHARACTERS: [bool; 256] = {
 /// a host of name characters and an optional port, then path, query and fragment of the
 /// characters RFC 3986 allows there, with `%` only before two hex digits, and no `.` or
 /// `..` path segment.
+///
+/// Every IRI of a Turtle document parsed by sophia goes through this (see
+/// `parse::check_iri`), so it reads each byte once, with one table lookup for the bytes that
+/// need no further thought.
 pub(crate) fn plain_absolute_iri(iri: &str) -> bool {
     let bytes = iri.as_bytes();
-    let Some(colon) = memchr::memchr(b':', bytes) else {
-        return false;
-    };
-    let scheme = &bytes[..colon];
-    let scheme_ok = scheme.first().is_some_and(u8::is_ascii_alphabetic)
-        && scheme
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
-    if !scheme_ok {
+    // Scheme: a letter, then letters, digits, `+`, `-`, `.`, up to the first `:`.
+    if !bytes.first().is_some_and(u8::is_ascii_alphabetic) {
         return false;
     }
-    let mut rest = &bytes[colon + 1..];
-    if let Some(after) = rest.strip_prefix(b"//") {
-        let end = after
-            .iter()
-            .position(|b| matches!(b, b'/' | b'?' | b'#'))
-            .unwrap_or(after.len());
-        let (authority, tail) = after.split_at(end);
-        let (host, port) = match memchr::memchr(b':', authority) {
-            Some(at) => (&authority[..at], &authority[at + 1..]),
-            None => (authority, &b""[..]),
-        };
-        let host_ok = host
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
-        if !host_ok || !port.iter().all(u8::is_ascii_digit) {
-            return false;
+    let mut at = 1;
+    loop {
+        match bytes.get(at) {
+            Some(b':') => break,
+            Some(&b) if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.') => at += 1,
+            _ => return false,
         }
-        rest = tail;
     }
-    let path_end = rest
-        .iter()
-        .position(|b| matches!(b, b'?' | b'#'))
-        .unwrap_or(rest.len());
-    let dot_segment = rest[..path_end]
-        .split(|&b| b == b'/')
-        .any(|segment| segment == b"." || segment == b"..");
-    if dot_segment {
-        return false;
+    at += 1;
+    if bytes[at..].starts_with(b"//") {
+        at += 2;
+        // Host, up to the authority's end or the port's `:`.
+        let mut port = false;
+        while let Some(&b) = bytes.get(at) {
+            if matches!(b, b'/' | b'?' | b'#') {
+                break;
+            }
+            let ok = if port {
+                b.is_ascii_digit()
+            } else if b == b':' {
+                port = true;
+                true
+            } else {
+                b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+            };
+            if !ok {
+                return false;
+            }
+            at += 1;
+        }
     }
-    if !rest.iter().all(|&b| IRI_CHARACTERS[usize::from(b)]) {
-        return false;
+    let rest = &bytes[at..];
+    let mut in_path = true;
+    let mut segment_start = 0;
+    let mut fragment = false;
+    for (i, &b) in rest.iter().enumerate() {
+        match IRI_BYTE_CLASS[usize::from(b)] {
+            PLAIN => continue,
+            INVALID => return false,
+            _ => {}
+        }
+        match b {
+            b'%' => {
+                let hex = rest.get(i + 1..i + 3);
+                if !hex.is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)) {
+                    return false;
+                }
+            }
+            b'/' if in_path => {
+                if dot_segment(&rest[segment_start..i]) {
+                    return false;
+                }
+                segment_start = i + 1;
+            }
+            b'?' | b'#' => {
+                if in_path && dot_segment(&rest[segment_start..i]) {
+                    return false;
+                }
+                in_path = false;
+                if b == b'#' {
+                    if fragment {
+                        return false;
+                    }
+                    fragment = true;
+                }
+            }
+            _ => {}
+        }
     }
-    let one_fragment = memchr::memchr_iter(b'#', rest).nth(1).is_none();
-    let escapes_whole = memchr::memchr_iter(b'%', rest).all(|at| {
-        rest.get(at + 1..at + 3)
-            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
-    });
-    one_fragment && escapes_whole
+    !(in_path && dot_segment(&rest[segment_start..]))
 }
+
+/// Whether a path segment is `.` or `..`.
+fn dot_segment(segment: &[u8]) -> bool {
+    matches!(segment, b"." | b"..")
+}
+
+/// [`IRI_BYTE_CLASS`]: a byte a plain IRI may not hold after its authority.
+const INVALID: u8 = 0;
+/// [`IRI_BYTE_CLASS`]: a byte a plain IRI may hold anywhere after its authority.
+const PLAIN: u8 = 1;
+/// [`IRI_BYTE_CLASS`]: `%`, `/`, `?`, `#`, which [`plain_absolute_iri`] looks at further.
+const SPECIAL: u8 = 2;
+
+/// [`IRI_CHARACTERS`] in classes, for [`plain_absolute_iri`]'s one pass.
+const IRI_BYTE_CLASS: [u8; 256] = {
+    let mut table = [INVALID; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        if IRI_CHARACTERS[byte] {
+            table[byte] = match byte as u8 {
+                b'%' | b'/' | b'?' | b'#' => SPECIAL,
+                _ => PLAIN,
+            };
+        }
+        byte += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -833,6 +890,124 @@ mod tests {
             "@prefix pt: <http://host.example:8> . pt:a <http://a.example/p> 1 .",
         ] {
             assert_eq!(fast(document), None, "{document}");
+        }
+    }
+
+    /// `plain_absolute_iri` as it was written before its one-pass form (a pass per rule),
+    /// kept as the specification the fast form must agree with.
+    fn plain_absolute_iri_by_rules(iri: &str) -> bool {
+        let bytes = iri.as_bytes();
+        let Some(colon) = memchr::memchr(b':', bytes) else {
+            return false;
+        };
+        let scheme = &bytes[..colon];
+        let scheme_ok = scheme.first().is_some_and(u8::is_ascii_alphabetic)
+            && scheme
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+        if !scheme_ok {
+            return false;
+        }
+        let mut rest = &bytes[colon + 1..];
+        if let Some(after) = rest.strip_prefix(b"//") {
+            let end = after
+                .iter()
+                .position(|b| matches!(b, b'/' | b'?' | b'#'))
+                .unwrap_or(after.len());
+            let (authority, tail) = after.split_at(end);
+            let (host, port) = match memchr::memchr(b':', authority) {
+                Some(at) => (&authority[..at], &authority[at + 1..]),
+                None => (authority, &b""[..]),
+            };
+            let host_ok = host
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
+            if !host_ok || !port.iter().all(u8::is_ascii_digit) {
+                return false;
+            }
+            rest = tail;
+        }
+        let path_end = rest
+            .iter()
+            .position(|b| matches!(b, b'?' | b'#'))
+            .unwrap_or(rest.len());
+        let dot_segment = rest[..path_end]
+            .split(|&b| b == b'/')
+            .any(|segment| segment == b"." || segment == b"..");
+        if dot_segment || !rest.iter().all(|&b| super::IRI_CHARACTERS[usize::from(b)]) {
+            return false;
+        }
+        let one_fragment = memchr::memchr_iter(b'#', rest).nth(1).is_none();
+        let escapes_whole = memchr::memchr_iter(b'%', rest).all(|at| {
+            rest.get(at + 1..at + 3)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+        });
+        one_fragment && escapes_whole
+    }
+
+    #[test]
+    fn the_one_pass_iri_check_agrees_with_the_rules_and_the_iri_grammar() {
+        use super::plain_absolute_iri;
+        // Pieces that meet every rule's edge: schemes, hosts, ports, dot segments, escapes,
+        // fragments, characters outside the table (space, `<`, `é`).
+        let pieces = [
+            "http",
+            "h+t-1.x",
+            "1h",
+            ":",
+            "//",
+            "/",
+            "host.example",
+            "a_b~c",
+            ":80",
+            ":8a",
+            "@",
+            "?",
+            "#",
+            "%",
+            "%4",
+            "%4F",
+            "%zz",
+            ".",
+            "..",
+            "./",
+            "/../",
+            "a",
+            "Z9",
+            " ",
+            "<",
+            "é",
+            "!$&'()*+,;=",
+            "-",
+            "",
+        ];
+        let mut random = crate::turtle_tests::Random::new(0x1A1B_0C0D);
+        let mut plain = 0;
+        for _ in 0..200_000 {
+            let mut iri = String::new();
+            for _ in 0..random.below(8) {
+                iri.push_str(pieces[random.below(pieces.len())]);
+            }
+            let fast = plain_absolute_iri(&iri);
+            assert_eq!(fast, plain_absolute_iri_by_rules(&iri), "{iri:?}");
+            if fast {
+                plain += 1;
+                assert!(oxiri::Iri::parse(iri.as_str()).is_ok(), "{iri:?}");
+            }
+        }
+        // The generator reaches both answers often.
+        assert!(plain > 1_000, "{plain}");
+        for (iri, expected) in [
+            ("http://host.example:8080/a/b?c=d#e", true),
+            ("urn:x:y", true),
+            ("http://host.example/a/./b", false),
+            ("http://host.example/a/..", false),
+            ("http://host.example/a?/../", true),
+            ("http://host.example:1st", false),
+            ("http://host.example/a#b#c", false),
+            ("http://host.example/%4G", false),
+        ] {
+            assert_eq!(plain_absolute_iri(iri), expected, "{iri}");
         }
     }
 }

@@ -232,6 +232,15 @@ fn a_prefixed_name_must_make_a_valid_iri() {
         "@prefix ex: <http://example.org/ns#> .\nex:a\\#b <http://a.example/p> 1 .\n",
         &Err(()),
     );
+    // Declared SPARQL-style, in any case: the IRIs made from the prefix are checked too.
+    all_paths_give(
+        "PREFIX h: <http://host.example>\nh::1st <http://a.example/p> 1 .\n",
+        &Err(()),
+    );
+    all_paths_give(
+        "pReFiX ex: <http://example.org/ns#>\nex:a\\#b <http://a.example/p> 1 .\n",
+        &Err(()),
+    );
     all_paths_give(
         "@prefix ex: <http://e.org/> .\nex:a\\#b <http://a.example/p> 1 .\n",
         &Ok(
@@ -696,4 +705,23 @@ fn fuzz_the_fast_reader_and_the_cutter() {
         failures.len(),
         failures[..failures.len().min(5)].join("\n\n")
     );
+}
+
+#[test]
+fn without_prefixes_written_iris_are_still_checked() {
+    // Sophia checks IRIs written out (a document declaring no prefix has no others), each
+    // way of reading.
+    for document in [
+        "<http://host.example:1st/> <http://a.example/p> 1 .\n",
+        "<http://a.example/a#b#c> <http://a.example/p> 1 .\n",
+        "<s#a#b> <http://a.example/p> 1 .\n",
+        "<http://a.example/s> <http://a.example/p> \"x\"^^<http://a.example/%zz> .\n",
+        "<http://a.example/s> <http://a.example/p> \"x\"^^<http://www.w3.org/1999/02/22-rdf-syntax-ns#langString> .\n",
+    ] {
+        all_paths_give(document, &Err(()));
+    }
+    // Against a relative base, resolution makes relative references: not IRIs.
+    let mut builder = GraphBuilder::default();
+    let relative = parse_turtle(b"<a> <http://a.example/p> 1 .\n", "rel/doc", &mut builder);
+    assert_eq!(relative, Err("<rel/a> is not a valid IRI".to_string()));
 }

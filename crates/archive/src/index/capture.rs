@@ -79,18 +79,29 @@ pub fn read_captures(
     let file = std::fs::File::open(path)?;
     let mut reader = WarcReader::at_offset(file, start)?;
     let mut end = start;
+    // Each record waits for the next, which may be the other half of its exchange.
+    let mut pairing = Pairing::default();
     while let Some(next) = reader.next_record() {
         let mut record = match next {
             Ok(record) => record,
             Err(error) => {
+                pairing.flush(&mut on_capture);
                 on_error(error);
                 continue;
             }
         };
-        let capture = capture_of(&mut record, filename);
+        let mut exchange = Exchange::of(&record.header);
+        let capture = match exchange.as_mut() {
+            Some(exchange) if exchange.is_request => {
+                exchange.request = read_request(&mut record);
+                Ok(None)
+            }
+            _ => capture_of(&mut record, filename),
+        };
         let finished = record.finish();
         match (capture, finished) {
             (_, Ok(record_end)) if record_end.span.length.is_none() => {
+                pairing.flush(&mut on_capture);
                 on_error(super::unaddressable::whole_stream_error());
                 return Ok(end);
             }
@@ -100,6 +111,7 @@ pub fn read_captures(
                 {
                     end = end.max(record_end.span.offset + length);
                 }
+                pairing.flush(&mut on_capture);
                 on_error(error);
             }
             (Ok(capture), Ok(record_end)) => {
@@ -108,18 +120,178 @@ pub fn read_captures(
                 {
                     end = end.max(record_end.span.offset + length);
                 }
-                if let Some(mut capture) = capture {
+                let capture = capture.map(|mut capture| {
                     capture.length = record_end.span.length.unwrap_or(0);
-                    on_capture(capture);
-                }
+                    capture
+                });
+                pairing.next(capture, exchange, &mut on_capture);
                 if let Some(damage) = record_end.damage {
                     on_error(damage);
                 }
             }
-            (Err(error), _) | (_, Err(error)) => on_error(error),
+            (Err(error), _) | (_, Err(error)) => {
+                pairing.flush(&mut on_capture);
+                on_error(error);
+            }
         }
     }
+    pairing.flush(&mut on_capture);
     Ok(end)
+}
+
+/// What pairing a response with its request needs of a record of either type.
+struct Exchange {
+    is_request: bool,
+    /// `WARC-Target-URI`, `WARC-Record-ID` and `WARC-Concurrent-To` as written.
+    target_uri: Option<String>,
+    record_id: Option<String>,
+    concurrent_to: Option<String>,
+    /// A request's method and body, when it has an HTTP head.
+    request: Option<super::post_key::Request>,
+}
+
+impl Exchange {
+    /// The exchange fields of a `response` or `request` record; `None` for other records.
+    fn of(header: &ldwarc_warc::WarcHeader) -> Option<Exchange> {
+        let is_request = match header.record_type()? {
+            "request" => true,
+            "response" => false,
+            _ => return None,
+        };
+        Some(Exchange {
+            is_request,
+            target_uri: header.get("WARC-Target-URI").map(str::to_string),
+            record_id: header.record_id().map(str::to_string),
+            concurrent_to: header.get("WARC-Concurrent-To").map(str::to_string),
+            request: None,
+        })
+    }
+
+    /// Whether `later`, the record right after this one, is the other half of this
+    /// exchange (cdxj-indexer's rule): the same target, `later` concurrent to this one, one
+    /// a request and the other a response.
+    fn pairs_with(&self, later: &Exchange) -> bool {
+        self.is_request != later.is_request
+            && self.target_uri == later.target_uri
+            && later.concurrent_to.is_some()
+            && later.concurrent_to == self.record_id
+    }
+}
+
+/// Captures held back one record, so that a POST or PUT response gets the key of the
+/// request beside it (before or after it).
+#[derive(Default)]
+struct Pairing {
+    held: Option<(Option<Capture>, Option<Exchange>)>,
+}
+
+impl Pairing {
+    /// Takes the next record's capture (if it is one) and exchange fields (if it has any),
+    /// handing on what is settled.
+    fn next(
+        &mut self,
+        mut capture: Option<Capture>,
+        exchange: Option<Exchange>,
+        on_capture: &mut impl FnMut(Capture),
+    ) {
+        let Some((mut earlier_capture, earlier)) = self.held.take() else {
+            self.held = Some((capture, exchange));
+            return;
+        };
+        match (earlier, exchange) {
+            (Some(earlier), Some(later)) if earlier.pairs_with(&later) => {
+                let (request, response) = if earlier.is_request {
+                    (&earlier, capture.as_mut())
+                } else {
+                    (&later, earlier_capture.as_mut())
+                };
+                if let Some(response) = response
+                    && let Some(key) = method_key(request)
+                {
+                    response.urlkey = key;
+                }
+                // A record pairs once: the one after these starts afresh.
+                for capture in [earlier_capture, capture].into_iter().flatten() {
+                    on_capture(capture);
+                }
+            }
+            (_, exchange) => {
+                if let Some(earlier_capture) = earlier_capture {
+                    on_capture(earlier_capture);
+                }
+                self.held = Some((capture, exchange));
+            }
+        }
+    }
+
+    /// Hands on the held capture: no record can pair with it any more.
+    fn flush(&mut self, on_capture: &mut impl FnMut(Capture)) {
+        if let Some((Some(capture), _)) = self.held.take() {
+            on_capture(capture);
+        }
+    }
+}
+
+/// The key of a response to `request`, if the request is a POST or PUT.
+fn method_key(request: &Exchange) -> Option<String> {
+    let body = request.request.as_ref().filter(|body| body.keyed())?;
+    let url = request.target_uri.as_deref()?;
+    let url = url_as_indexed(ldwarc_warc::header::strip_angle_brackets(url));
+    Some(surt(&body.keyed_url(&url)))
+}
+
+/// The largest request body read for a key (a JSON body beyond it is not read as JSON).
+const MAX_REQUEST_BODY: usize = 1 << 20;
+
+/// A request record's method, `Content-Type`, `Content-Length` and body, when its block
+/// starts with an HTTP request head.
+fn read_request<R: Read + Seek>(record: &mut Record<'_, R>) -> Option<super::post_key::Request> {
+    let has_http = record.header.content_length().is_some_and(|n| n > 0)
+        && record
+            .header
+            .target_uri()
+            .is_some_and(|uri| uri.starts_with("http:") || uri.starts_with("https:"));
+    if !has_http {
+        return None;
+    }
+    let mut block = Vec::new();
+    let mut scanner = HeadEndScanner::default();
+    let mut body_from = None;
+    loop {
+        let chunk = record.fill_buf().ok()?;
+        if chunk.is_empty() {
+            break;
+        }
+        let take = chunk.len().min(64 * 1024 + MAX_REQUEST_BODY - block.len());
+        if body_from.is_none() {
+            body_from = scanner.feed(&chunk[..take]).map(|at| block.len() + at);
+        }
+        block.extend_from_slice(&chunk[..take]);
+        let n = chunk.len();
+        record.consume(n);
+        let head_given_up = body_from.is_none() && block.len() >= 64 * 1024;
+        let body_full = body_from.is_some_and(|from| block.len() - from >= MAX_REQUEST_BODY);
+        if head_given_up || body_full {
+            break;
+        }
+    }
+    let (head, head_len) = http::parse_head_lenient(&block)?;
+    let method = head.method.clone()?;
+    if !(method.eq_ignore_ascii_case("POST") || method.eq_ignore_ascii_case("PUT")) {
+        return Some(super::post_key::Request {
+            method,
+            content_type: None,
+            content_length: None,
+            body: Vec::new(),
+        });
+    }
+    let body = block.get(head_len..).unwrap_or_default().to_vec();
+    Some(super::post_key::Request {
+        method,
+        content_type: head.header("Content-Type").map(str::to_string),
+        content_length: head.header("Content-Length").map(str::to_string),
+        body,
+    })
 }
 
 /// The capture of a record, or `None` when the record is not indexed.

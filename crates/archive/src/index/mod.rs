@@ -9,6 +9,7 @@ pub mod indexer;
 pub mod merged;
 mod pattern_cache;
 mod permissions;
+mod post_key;
 pub mod query;
 pub mod query_check;
 mod read_only;

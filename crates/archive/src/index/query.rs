@@ -300,9 +300,17 @@ pub fn run_query(
     if match_type == MatchType::Exact {
         // SURT folds case; Linked Data URIs are case-sensitive.
         let identity = case_sensitive_key(&url);
-        captures.retain(|c| case_sensitive_key(&c.url) == identity);
+        // A POST or PUT capture's key holds its method and body, which its URL does not:
+        // the key matched, as pywb matches it.
+        captures.retain(|c| case_sensitive_key(&c.url) == identity || keyed_by_method(c));
     }
     Ok(apply(captures, query))
+}
+
+/// Whether a capture's key has a method and request body appended to its URL (see
+/// `post_key`).
+fn keyed_by_method(capture: &Capture) -> bool {
+    capture.urlkey.contains("__wb_method=") && !capture.url.contains("__wb_method=")
 }
 
 /// The SURT of a URL with path and query case kept: equal for URLs pywb treats as the same
