@@ -251,6 +251,10 @@ pub fn sections(path: &str) -> Option<Sections> {
                     "ldwarc cdx --zipnum /srv/pywb/collections/ld/indexes",
                     "a ZipNum index pywb serves",
                 ),
+                (
+                    "ldwarc cdx --format parquet --output /srv/table --crawl LOD-2026-11",
+                    "Parquet in Common Crawl's cc-index-table layout, for DuckDB and Spark",
+                ),
             ],
             exit_status: none,
             environment: none,
