@@ -215,7 +215,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__cdx)
-            opts="-v -q -h --root --format --zipnum --lines-per-block --blocks-per-shard --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --format --zipnum --lines-per-block --blocks-per-shard --output --crawl --compression --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -226,7 +226,7 @@ _ldwarc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "cdxj cdx11 json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "cdxj cdx11 json parquet" -- "${cur}"))
                     return 0
                     ;;
                 --zipnum)
@@ -239,6 +239,18 @@ _ldwarc() {
                     ;;
                 --blocks-per-shard)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --crawl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compression)
+                    COMPREPLY=($(compgen -W "gzip zstd" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)

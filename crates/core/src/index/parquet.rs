@@ -24,6 +24,7 @@ use parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::ColumnPath;
 use serde::{Deserialize, Serialize};
 
 use super::capture::Capture;
@@ -586,6 +587,14 @@ fn write_subset(
             // when URLs share a long prefix, which breaks the sorted-groups check.
             .set_statistics_truncate_length(None)
             .set_column_index_truncate_length(None)
+            // A bloom filter on the sort key: a lookup also meets the one row group of each
+            // other subset whose min/max span holds the key, and skips it by the filter.
+            .set_column_bloom_filter_enabled(ColumnPath::from("url_surtkey"), true)
+            .set_column_bloom_filter_fpp(ColumnPath::from("url_surtkey"), 0.01)
+            .set_column_bloom_filter_max_ndv(
+                ColumnPath::from("url_surtkey"),
+                2 * options.row_group_rows.max(1) as u64,
+            )
             .set_created_by(format!("ldwarc {}", env!("CARGO_PKG_VERSION")))
             .build(),
     );
