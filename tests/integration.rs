@@ -29,6 +29,7 @@ mod cluster_faults;
 mod cluster_operation;
 mod cluster_outage;
 mod cluster_share;
+mod columnar;
 mod crash_recovery;
 mod crawl_failures;
 mod crawl_hostile;

@@ -215,7 +215,11 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__cdx)
+<<<<<<< HEAD
             opts="-v -q -h --root --format --from --to --zipnum --lines-per-block --blocks-per-shard --verbose --quiet --log-format --help"
+=======
+            opts="-v -q -h --root --format --zipnum --lines-per-block --blocks-per-shard --output --crawl --compression --verbose --quiet --log-format --help"
+>>>>>>> parquet
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -226,7 +230,7 @@ _ldwarc() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "cdxj cdx11 json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "cdxj cdx11 json parquet" -- "${cur}"))
                     return 0
                     ;;
                 --from)
@@ -247,6 +251,18 @@ _ldwarc() {
                     ;;
                 --blocks-per-shard)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --crawl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compression)
+                    COMPREPLY=($(compgen -W "gzip zstd" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)

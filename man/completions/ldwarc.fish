@@ -109,12 +109,21 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -s h -l help -d 'Pr
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l format -d 'Output format: CDXJ, CDX-11, or json (one object per capture: the CDXJ line\'s urlkey and timestamp with its JSON fields, in the same order)' -r -f -a "cdxj\t'`urlkey timestamp {json}` as cdxj-indexer writes it'
 cdx11\t'Space-separated CDX with the ` CDX N b a m s k r M S V g` legend'
+<<<<<<< HEAD
 json\t'One JSON object per capture'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l from -d 'Only captures at or after this date (any date form; a partial date: from the start of its period)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l to -d 'Only captures at or before this date (a partial date: to the end of its period)' -r
+=======
+json\t'One JSON object per capture'
+parquet\t'Parquet files in Common Crawl\'s cc-index-table layout, into --output DIR'"
+>>>>>>> parquet
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l zipnum -d 'Write a ZipNum sharded index into DIR instead of printing: gzip blocks of CDXJ lines in `index-*.cdxj.gz` shards, the `index.idx` summary and the `index.loc` file (give pywb `DIR/index.idx` as a collection\'s index). Files are renamed into place when complete; the shards of an index written there before are removed' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l lines-per-block -d 'CDXJ lines per gzip block of a ZipNum index' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l blocks-per-shard -d 'Blocks per shard file of a ZipNum index' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l output -d 'With --format parquet: the folder the Parquet index goes into (Common Crawl\'s cc-index-table layout, DIR/crawl=NAME/subset=…/part-*.parquet). Exporting again adds the captures not exported yet, in new files; the old ones are never rewritten' -r -F
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l crawl -d 'With --format parquet: the crawl= partition the new files go into (default: LDWARC-<UTC time of the export, YYYYMMDDhhmmss>)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l compression -d 'With --format parquet: compression of the Parquet files' -r -f -a "gzip\t'gzip, as Common Crawl publishes its table'
+zstd\t'Zstandard: smaller and faster to read; every current engine reads it'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l log-format -d 'Log format on stderr: text, or JSON lines with UTC timestamps (for daemons)' -r -f -a "text\t'One `ldwarc: LEVEL: message` line per event'
 json\t'One JSON object per event: timestamp (UTC), level, target, message and fields'"
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -s v -l verbose -d 'Log more on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, if set, decides instead)'

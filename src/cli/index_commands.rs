@@ -11,6 +11,9 @@ use super::dates::{Bound, cdx_bound};
 use super::output;
 use ldwarc_archive::archive::{Archive, require_index};
 use ldwarc_archive::index::export::{CdxFormat, export};
+use ldwarc_archive::index::parquet::{
+    ParquetCompression, ParquetOptions, check_crawl_name, export_parquet,
+};
 use ldwarc_archive::index::query::{
     CdxQuery, Filter, MatchType, QueryOutput, SortOrder, key_range_for_prefix, render, run_query,
 };
@@ -73,6 +76,18 @@ pub struct CdxArgs {
     /// Blocks per shard file of a ZipNum index.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCKS_PER_SHARD, requires = "zipnum")]
     blocks_per_shard: usize,
+    /// With --format parquet: the folder the Parquet index goes into (Common Crawl's
+    /// cc-index-table layout, DIR/crawl=NAME/subset=…/part-*.parquet). Exporting again adds
+    /// the captures not exported yet, in new files; the old ones are never rewritten.
+    #[arg(long, value_name = "DIR", conflicts_with = "zipnum")]
+    output: Option<PathBuf>,
+    /// With --format parquet: the crawl= partition the new files go into
+    /// (default: LDWARC-<UTC time of the export, YYYYMMDDhhmmss>).
+    #[arg(long, value_name = "NAME", requires = "output")]
+    crawl: Option<String>,
+    /// With --format parquet: compression of the Parquet files.
+    #[arg(long, value_enum, default_value = "gzip", requires = "output")]
+    compression: ParquetCompression,
 }
 
 /// `ldwarc index`.
@@ -138,6 +153,34 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
 
 /// `ldwarc cdx`.
 pub fn cdx(args: CdxArgs) -> io::Result<i32> {
+    // Arguments first: a refused command line reads no index.
+    match (&args.format, &args.output) {
+        (CdxOutput::Parquet, None) => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "--format parquet writes files: give the folder with --output DIR",
+            ));
+        }
+        (CdxOutput::Parquet, Some(_)) => {
+            if args.from.is_some() || args.to.is_some() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "--from/--to select lines of the text formats; a Parquet export holds \
+                     every capture (select by fetch_time in SQL)",
+                ));
+            }
+            if let Some(crawl) = &args.crawl {
+                check_crawl_name(crawl)?;
+            }
+        }
+        (_, Some(_)) => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "--output DIR is for --format parquet (the text formats are printed)",
+            ));
+        }
+        (_, None) => {}
+    }
     let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
     let range = TimeRange {
         from: args
@@ -161,6 +204,9 @@ pub fn cdx(args: CdxArgs) -> io::Result<i32> {
     if let Some(dir) = &args.zipnum {
         return cdx_zipnum(&index, dir, &args, &start, end.as_deref());
     }
+    if args.format == CdxOutput::Parquet {
+        return cdx_parquet(&index, &args, &start, end.as_deref());
+    }
     let progress = output::for_data_on_stdout(|| export_progress(&index, &args));
     let mut out = output::CountingWriter::new(output::stdout(), progress.clone());
     match args.format {
@@ -182,6 +228,7 @@ pub fn cdx(args: CdxArgs) -> io::Result<i32> {
             drop(within);
             json.flush()?;
         }
+        CdxOutput::Parquet => unreachable!("written by cdx_parquet"),
     };
     progress.finish_and_clear();
     out.flush()?;
@@ -198,6 +245,44 @@ enum CdxOutput {
     /// One JSON object per capture.
     #[value(alias = "jsonl")]
     Json,
+    /// Parquet files in Common Crawl's cc-index-table layout, into --output DIR.
+    Parquet,
+}
+
+/// `ldwarc cdx --format parquet --output DIR`: the capture index as a columnar table.
+fn cdx_parquet(
+    index: &MergedIndex,
+    args: &CdxArgs,
+    start: &str,
+    end: Option<&str>,
+) -> io::Result<i32> {
+    let dir = args.output.as_deref().expect("checked: --output is given");
+    let crawl = args
+        .crawl
+        .clone()
+        .unwrap_or_else(|| format!("LDWARC-{}", chrono::Utc::now().format("%Y%m%d%H%M%S")));
+    let options = ParquetOptions::new(
+        crawl,
+        args.compression,
+        args.prefix.clone().unwrap_or_default(),
+    );
+    let summary = export_parquet(index, dir, &options, start, end)?;
+    if summary.files.is_empty() {
+        println!(
+            "nothing new to export: {} captures are in {} already",
+            summary.already_exported,
+            dir.display()
+        );
+    } else {
+        println!(
+            "wrote {} captures in {} files under {} ({} exported before)",
+            summary.rows,
+            summary.files.len(),
+            dir.display(),
+            summary.already_exported
+        );
+    }
+    Ok(0)
 }
 
 /// The capture times `cdx --from/--to` keep, as 14-digit timestamps (inclusive).
@@ -571,6 +656,10 @@ pub(super) const CDX_HELP: super::help::Sections = super::help::Sections {
         (
             "ldwarc cdx --zipnum /srv/pywb/collections/ld/indexes",
             "a ZipNum index pywb serves",
+        ),
+        (
+            "ldwarc cdx --format parquet --output /srv/table --crawl LOD-2026-11",
+            "Parquet in Common Crawl's cc-index-table layout, for DuckDB and Spark",
         ),
     ],
     exit_status: &[],

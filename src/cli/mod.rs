@@ -80,7 +80,8 @@ enum Command {
         long_about = "Export the capture index as CDXJ (the lines cdxj-indexer --dir-root <root>/warc \
         writes for the same files) or as CDX-11 with its legend line (what OpenWayback and OutbackCDX \
         read), byte-sorted and streamed. Filenames are relative to <root>/warc. With URL-PREFIX, only \
-        captures under that prefix."
+        captures under that prefix. --format parquet --output DIR writes Parquet files in Common \
+        Crawl's cc-index-table layout instead, adding only what is new on each run (docs/columnar.md)."
     )]
     Cdx(index_commands::CdxArgs),
     /// Find captures by URL and time, with the pywb CDX server's semantics.

@@ -7,6 +7,7 @@ pub mod cdxj;
 pub mod export;
 pub mod indexer;
 pub mod merged;
+pub mod parquet;
 mod pattern_cache;
 mod permissions;
 mod post_key;
