@@ -215,11 +215,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__cdx)
-<<<<<<< HEAD
-            opts="-v -q -h --root --format --from --to --zipnum --lines-per-block --blocks-per-shard --verbose --quiet --log-format --help"
-=======
-            opts="-v -q -h --root --format --zipnum --lines-per-block --blocks-per-shard --output --crawl --compression --verbose --quiet --log-format --help"
->>>>>>> parquet
+            opts="-v -q -h --root --format --from --to --zipnum --lines-per-block --blocks-per-shard --output --crawl --compression --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -109,14 +109,10 @@ complete -c ldwarc -n "__fish_ldwarc_using_subcommand index" -s h -l help -d 'Pr
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l root -d 'Archive root directory (holds warc/, index/, state/). Repeat to answer from several roots as one archive: captures merged by URL and time, a capture held by two roots counted once (the first root given keeps it)' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l format -d 'Output format: CDXJ, CDX-11, or json (one object per capture: the CDXJ line\'s urlkey and timestamp with its JSON fields, in the same order)' -r -f -a "cdxj\t'`urlkey timestamp {json}` as cdxj-indexer writes it'
 cdx11\t'Space-separated CDX with the ` CDX N b a m s k r M S V g` legend'
-<<<<<<< HEAD
-json\t'One JSON object per capture'"
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l from -d 'Only captures at or after this date (any date form; a partial date: from the start of its period)' -r
-complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l to -d 'Only captures at or before this date (a partial date: to the end of its period)' -r
-=======
 json\t'One JSON object per capture'
 parquet\t'Parquet files in Common Crawl\'s cc-index-table layout, into --output DIR'"
->>>>>>> parquet
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l from -d 'Only captures at or after this date (any date form; a partial date: from the start of its period)' -r
+complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l to -d 'Only captures at or before this date (a partial date: to the end of its period)' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l zipnum -d 'Write a ZipNum sharded index into DIR instead of printing: gzip blocks of CDXJ lines in `index-*.cdxj.gz` shards, the `index.idx` summary and the `index.loc` file (give pywb `DIR/index.idx` as a collection\'s index). Files are renamed into place when complete; the shards of an index written there before are removed' -r -F
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l lines-per-block -d 'CDXJ lines per gzip block of a ZipNum index' -r
 complete -c ldwarc -n "__fish_ldwarc_using_subcommand cdx" -l blocks-per-shard -d 'Blocks per shard file of a ZipNum index' -r
