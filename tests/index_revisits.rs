@@ -6,6 +6,7 @@ use crate::common;
 
 use ldwarc_archive::archive::Archive;
 use ldwarc_archive::index::{CaptureIndex, IndexOptions, update_index};
+use ldwarc_warc::RecordType;
 
 #[test]
 fn every_revisit_is_stored_with_its_original() {
@@ -27,7 +28,10 @@ fn every_revisit_is_stored_with_its_original() {
     index
         .scan_range("", None, |c| captures.push(c))
         .expect("scan");
-    for revisit in captures.iter().filter(|c| c.record_type == "revisit") {
+    for revisit in captures
+        .iter()
+        .filter(|c| c.record_type == RecordType::Revisit)
+    {
         revisits += 1;
         let original = revisit.original.as_ref().unwrap_or_else(|| {
             panic!(
@@ -39,7 +43,7 @@ fn every_revisit_is_stored_with_its_original() {
             .iter()
             .find(|c| c.filename == original.filename && c.offset == original.offset)
             .expect("the original is an indexed capture");
-        assert_ne!(target.record_type, "revisit");
+        assert_ne!(target.record_type, RecordType::Revisit);
         assert_eq!(target.digest, revisit.digest, "same payload");
         assert_eq!(target.urlkey, revisit.urlkey);
     }
@@ -48,7 +52,7 @@ fn every_revisit_is_stored_with_its_original() {
         "dupes.warc.gz alone holds 9 revisits, saw {revisits}"
     );
     let dupes_first = captures.iter().any(|c| {
-        c.record_type == "revisit"
+        c.record_type == RecordType::Revisit
             && c.filename == "sample/dupes.warc.gz"
             && c.original
                 .as_ref()

@@ -14,6 +14,7 @@ use std::process::Output;
 use crate::serve_server::LdwarcServer;
 use common::{generated, ldwarc, query_encode, run, stdout_ok};
 use ldwarc_timetravel::replay::{ReplayArchive, is_replayable};
+use ldwarc_warc::RecordType;
 
 /// Runs `ldwarc <args> --root R…` for every root given.
 fn over(roots: &[PathBuf], args: &[&str]) -> Output {
@@ -109,7 +110,9 @@ fn cross_root_revisits(nodes: &[PathBuf]) -> usize {
             .expect("scan");
         count += captures
             .iter()
-            .filter(|c| is_replayable(c) && c.record_type == "revisit" && c.original.is_none())
+            .filter(|c| {
+                is_replayable(c) && c.record_type == RecordType::Revisit && c.original.is_none()
+            })
             .filter(|c| archive.response(c).is_err())
             .count();
     }

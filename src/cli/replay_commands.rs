@@ -1,6 +1,7 @@
 //! `ldwarc replay`, `history`, `snapshot` and `diff`: argument parsing and output over
 //! [`ldwarc_timetravel::replay`].
 
+use ldwarc_warc::RecordType;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -254,8 +255,8 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
         capture.timestamp,
         file_of(&archive, &capture.filename),
         capture.offset,
-        match (&capture.refers_to_timestamp, capture.record_type.as_str()) {
-            (Some(original), "revisit") => format!(", a revisit of {original}"),
+        match (&capture.refers_to_timestamp, &capture.record_type) {
+            (Some(original), RecordType::Revisit) => format!(", a revisit of {original}"),
             _ => String::new(),
         }
     );
@@ -266,13 +267,19 @@ pub fn replay(args: ReplayArgs) -> io::Result<i32> {
         out.flush()?;
         return Ok(0);
     }
-    let (is_revisit, digest) = (capture.record_type == "revisit", capture.digest.clone());
+    let (is_revisit, digest) = (
+        capture.record_type == RecordType::Revisit,
+        capture.digest.clone(),
+    );
     // A revisit's payload comes from its original: check that the revisit itself is there.
     let revisit_missing = if is_revisit {
         let root = archive.root_of(&capture.filename);
         match ldwarc_timetravel::replay::record_type_at(root, &capture.filename, capture.offset) {
-            Ok(kind) if kind == "revisit" => None,
-            Ok(kind) => Some(format!("a {kind:?} record is there, not the revisit")),
+            Ok(RecordType::Revisit) => None,
+            Ok(kind) => Some(format!(
+                "a {:?} record is there, not the revisit",
+                kind.as_str()
+            )),
             Err(error) => Some(error.to_string()),
         }
     } else {

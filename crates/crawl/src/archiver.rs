@@ -12,6 +12,7 @@
 
 mod outage;
 
+use ldwarc_warc::RecordType;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -530,7 +531,7 @@ impl ArchiverState {
             )));
         }
         for mut capture in captures {
-            if capture.record_type == "revisit" {
+            if capture.record_type == RecordType::Revisit {
                 capture.original = original.cloned();
             }
             batch.add(&capture)?;

@@ -9,6 +9,7 @@
 //! free pages back to the system (glibc's `malloc_trim`): glibc keeps freed memory in its
 //! per-thread arenas, and without the trim a server stays at its peak size after one burst.
 
+use ldwarc_warc::RecordType;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
@@ -154,7 +155,11 @@ pub fn capture_cost(capture: &Capture) -> usize {
         capture.mime.as_ref(),
         capture.digest.as_ref(),
         Some(&capture.filename),
-        Some(&capture.record_type),
+        // A standard record type is a variant without a heap string of its own.
+        match &capture.record_type {
+            RecordType::Unknown(name) => Some(name),
+            _ => None,
+        },
         capture.redirect.as_ref(),
         capture.record_id.as_ref(),
         capture.refers_to_url.as_ref(),

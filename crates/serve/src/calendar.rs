@@ -206,7 +206,7 @@ mod tests {
             length: 0,
             offset: 0,
             filename: "a.warc.gz".into(),
-            record_type: "response".into(),
+            record_type: ldwarc_warc::RecordType::Response,
             redirect: None,
             record_id: None,
             refers_to_url: None,

@@ -1163,7 +1163,7 @@ mod tests {
             length: 10,
             offset: 0,
             filename: "f.warc.gz".into(),
-            record_type: "response".into(),
+            record_type: ldwarc_warc::RecordType::Response,
             redirect: None,
             record_id: None,
             refers_to_url: None,

@@ -12,6 +12,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
+use ldwarc_warc::RecordType;
 
 use ldwarc_archive::index::Capture;
 use ldwarc_rdf::{OutputFormat, ParsedGraph, Syntax, decode_content, mislabelled, write_graph};
@@ -244,7 +245,7 @@ fn archived_response(
     capture: &Capture,
     negotiated: bool,
 ) -> Result<ArchivedResponse, ReplayError> {
-    if !negotiated && capture.record_type == "revisit" && capture.status == Some(304) {
+    if !negotiated && capture.record_type == RecordType::Revisit && capture.status == Some(304) {
         let root = state.archive.root_of(&capture.filename);
         return read_response(root, &capture.filename, capture.offset, MAX_PAYLOAD_BYTES)
             .map_err(ReplayError::io);
@@ -347,7 +348,7 @@ fn negotiated(
     let note = mislabelled(archived.head.header("content-type"), parsed.syntax);
     if html {
         // A 304 revisit's page shows the exchange archived, not only its original's.
-        let revisit = (capture.record_type == "revisit" && capture.status == Some(304))
+        let revisit = (capture.record_type == RecordType::Revisit && capture.status == Some(304))
             .then(|| archived_response(state, capture, false).ok())
             .flatten();
         let page = pages::capture_page(set, capture, &archived, &parsed, revisit.as_ref());

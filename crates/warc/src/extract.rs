@@ -9,6 +9,7 @@
 //! brotli) undone. This module reproduces those bytes so the output can be compared with
 //! warcio's and used where warcio's is expected.
 
+use crate::RecordType;
 use std::io::{self, BufRead, BufReader, Read, Write};
 
 /// Which part of the record [`extract`] writes.
@@ -122,7 +123,10 @@ fn extract_plain(
     let (header, record_type, uri, length) = read_record_header(input)?;
     let mut block = input.take(length.unwrap_or(u64::MAX));
     let http = if length != Some(0)
-        && matches!(record_type.as_str(), "response" | "request" | "revisit")
+        && matches!(
+            RecordType::from_exact(&record_type),
+            RecordType::Response | RecordType::Request | RecordType::Revisit
+        )
         && (uri.starts_with("http:") || uri.starts_with("https:"))
     {
         parse_head(&mut block, None, None)?.filter(|head| !head.is_empty())

@@ -95,6 +95,17 @@ impl WarcHeader {
         self.get("WARC-Date")
     }
 
+    /// `WARC-Date` read as a UTC time (any precision WARC 1.0/1.1 and common writers use);
+    /// `None` when the field is absent or cannot be read as a date.
+    pub fn date_time(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        self.date().and_then(crate::time::parse_warc_date)
+    }
+
+    /// The record's `WARC-Type` as a [`RecordType`](crate::RecordType) (`None` when absent).
+    pub fn warc_type(&self) -> Option<crate::RecordType> {
+        self.record_type().map(crate::RecordType::parse)
+    }
+
     /// `Content-Length` parsed as a byte count; `None` when absent or not a number.
     pub fn content_length(&self) -> Option<u64> {
         self.get("Content-Length")
@@ -196,6 +207,22 @@ mod tests {
             vec!["<urn:a>", "<urn:b>"]
         );
         assert_eq!(header.get("X-Long"), Some("one two"));
+    }
+
+    #[test]
+    fn typed_date_and_type_read_the_written_fields() {
+        let header = parse_header_block(
+            b"WARC/1.1\r\nWARC-Type: revisit\r\nWARC-Date: 2024-03-15T10:20:30.123456Z\r\n",
+        )
+        .expect("valid header");
+        assert_eq!(
+            header.date_time().map(|t| t.timestamp_micros()),
+            Some(1_710_498_030_123_456)
+        );
+        assert_eq!(header.warc_type(), Some(crate::RecordType::Revisit));
+        let undated = parse_header_block(b"WARC/1.1\r\nWARC-Date: 15/03/2024\r\n").unwrap();
+        assert_eq!(undated.date_time(), None);
+        assert_eq!(undated.warc_type(), None);
     }
 
     #[test]

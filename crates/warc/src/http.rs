@@ -1,5 +1,7 @@
 //! The HTTP message heads stored inside `request`, `response` and `revisit` blocks.
 
+use crate::RecordType;
+
 /// A parsed HTTP request or response head.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct HttpHead {
@@ -52,8 +54,12 @@ pub fn is_http_block(content_type: Option<&str>) -> bool {
 /// (warcio) reads it: a response or revisit of an `http:` or `https:` URI with a non-empty
 /// block, whatever its WARC `Content-Type` says. `ldwarc ls` shows a status for these
 /// records only, so it agrees with `ldwarc cdx`.
-pub fn indexes_http_head(record_type: &str, target_uri: &str, content_length: Option<u64>) -> bool {
-    matches!(record_type, "response" | "revisit")
+pub fn indexes_http_head(
+    record_type: &RecordType,
+    target_uri: &str,
+    content_length: Option<u64>,
+) -> bool {
+    matches!(record_type, RecordType::Response | RecordType::Revisit)
         && (target_uri.starts_with("http:") || target_uri.starts_with("https:"))
         && content_length.is_some_and(|n| n > 0)
 }

@@ -87,13 +87,42 @@ impl FromStr for RecordType {
 
 impl fmt::Display for RecordType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        // `pad`, so widths and alignment in format strings apply as they do to strings.
+        f.pad(self.as_str())
     }
 }
 
 impl From<&str> for RecordType {
     fn from(name: &str) -> Self {
         Self::parse(name)
+    }
+}
+
+impl RecordType {
+    /// The type named exactly `name`: a standard type only when spelled as WARC 1.1 spells
+    /// it, anything else kept as written. Indexes store record types this way so that a
+    /// name read back is written back byte for byte.
+    pub fn from_exact(name: &str) -> Self {
+        if Self::is_standard_name(name) {
+            Self::parse(name)
+        } else {
+            Self::Unknown(name.to_string())
+        }
+    }
+}
+
+/// Serialised as its name (a plain string), as indexes and JSON outputs always wrote it.
+impl serde::Serialize for RecordType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Read from its name with [`RecordType::from_exact`], so unknown spellings survive.
+impl<'de> serde::Deserialize<'de> for RecordType {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Ok(Self::from_exact(&name))
     }
 }
 
@@ -124,6 +153,12 @@ mod tests {
         );
         assert_eq!(RecordType::parse("x-private").as_str(), "x-private");
         assert!(RecordType::Revisit.may_hold_http());
+        assert_eq!(format!("[{:<8}]", RecordType::Revisit), "[revisit ]");
+        assert_eq!(RecordType::from_exact("revisit"), RecordType::Revisit);
+        assert_eq!(
+            RecordType::from_exact("Revisit"),
+            RecordType::Unknown("Revisit".into())
+        );
         assert!(!RecordType::Resource.may_hold_http());
     }
 }

@@ -8,6 +8,7 @@ use super::digest::canonical_digest;
 use super::header::WarcHeader;
 use super::http::{self, media_type};
 use super::reader::{ReadError, Record, RecordEnd, WarcReader};
+use super::record_type::RecordType;
 
 /// How much of a block is read to find an HTTP head.
 const HEAD_PEEK_BYTES: usize = 64 * 1024;
@@ -43,7 +44,7 @@ pub fn summarize<R: Read + Seek>(record: &mut Record<'_, R>) -> Result<RecordSum
     // The status is the one `ldwarc cdx` indexes: of responses and revisits only, read as
     // the index reads it (so never the status-like token of a request line).
     let indexed = http::indexes_http_head(
-        header.record_type().unwrap_or(""),
+        &RecordType::from_exact(header.record_type().unwrap_or("")),
         header.target_uri().unwrap_or(""),
         header.content_length(),
     );

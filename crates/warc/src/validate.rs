@@ -340,10 +340,12 @@ fn check_header(
     }
     check_repeats(header, offset, report);
     let record_type = header.record_type().unwrap_or("");
+    // Exact spellings only: a standard name in another case is an unknown type here.
+    let kind = RecordType::from_exact(record_type);
     if !record_type.is_empty() && !RecordType::is_standard_name(record_type) {
         report.warning(offset, format!("unknown record type {record_type:?}"));
     }
-    if first && record_type != "warcinfo" {
+    if first && kind != RecordType::Warcinfo {
         report.warning(offset, "the first record is not a warcinfo record");
     }
     if let Some(id) = header.record_id()
@@ -374,14 +376,14 @@ fn check_header(
     }
     if header.content_length().is_some_and(|n| n > 0)
         && header.content_type().is_none()
-        && record_type != "continuation"
+        && kind != RecordType::Continuation
     {
         report.warning(offset, "block is not empty but Content-Type is missing");
     }
     if RecordType::is_standard_name(record_type) {
         check_placement(header, record_type, offset, rules, report);
     }
-    if record_type == "revisit" {
+    if kind == RecordType::Revisit {
         check_revisit(header, offset, report);
     }
 }
@@ -485,6 +487,7 @@ fn check_block<R: Read + Seek>(
     let offset = record.offset;
     let header = &record.header;
     let record_type = header.record_type().unwrap_or("").to_string();
+    let kind = RecordType::from_exact(&record_type);
     let parse = |name: &str| -> Result<Option<DigestValue>, (Severity, String)> {
         match header.get(name) {
             None => Ok(None),
@@ -501,7 +504,7 @@ fn check_block<R: Read + Seek>(
         }
     };
     let block_declared = parse("WARC-Block-Digest");
-    let payload_declared = if record_type == "revisit" {
+    let payload_declared = if kind == RecordType::Revisit {
         Ok(None)
     } else {
         parse("WARC-Payload-Digest")
@@ -513,7 +516,10 @@ fn check_block<R: Read + Seek>(
         .is_some_and(|uri| uri.starts_with("http:") || uri.starts_with("https:"));
     let is_http_message = (http::is_http_block(header.content_type()) || http_target)
         && header.content_length().is_some_and(|n| n > 0)
-        && matches!(record_type.as_str(), "response" | "request" | "revisit");
+        && matches!(
+            kind,
+            RecordType::Response | RecordType::Request | RecordType::Revisit
+        );
     let mut messages = Vec::new();
     let block_declared = block_declared.unwrap_or_else(|m| {
         messages.push(m);
@@ -617,7 +623,9 @@ fn check_http_head(
     report: &mut FileReport,
 ) {
     let parsed = match http::parse_head(head) {
-        None if rules == Rules::Lenient && record_type == "request" => {
+        None if rules == Rules::Lenient
+            && RecordType::from_exact(record_type) == RecordType::Request =>
+        {
             match request_without_version(head) {
                 Some((line, parsed)) => {
                     report.warning(offset, format!("request line {line:?} has no HTTP version"));
@@ -639,7 +647,7 @@ fn check_http_head(
                 n.eq_ignore_ascii_case("Transfer-Encoding")
                     && v.to_ascii_lowercase().contains("chunked")
             });
-            if chunked && record_type == "response" {
+            if chunked && RecordType::from_exact(record_type) == RecordType::Response {
                 report.warning(offset, "HTTP body stored with Transfer-Encoding: chunked (payload digest covers the chunked bytes)");
             }
         }

@@ -13,7 +13,6 @@ use super::OPEN_SUFFIX;
 use super::layout::{Archive, file_name};
 use super::recover::{Recovery, recover_open_files};
 use ldwarc_surt::pay_level_domain;
-use ldwarc_warc::time::parse_warc_date;
 use ldwarc_warc::{Block, WarcHeader, WarcWriter, warcinfo_record};
 
 /// Write buffer per open file. Every capture is flushed when written, so a bigger buffer
@@ -126,8 +125,7 @@ impl ArchiveWriter {
     ) -> io::Result<Vec<StoredRecord>> {
         let time = records
             .first()
-            .and_then(|(header, _)| header.date())
-            .and_then(parse_warc_date)
+            .and_then(|(header, _)| header.date_time())
             .unwrap_or_else(Utc::now);
         let pld = pay_level_domain(host);
         let file = self.file_for(&pld, time)?;

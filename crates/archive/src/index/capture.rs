@@ -12,10 +12,15 @@ use ldwarc_warc::digest::{BlockDigester, HeadEndScanner, canonical_digest};
 use ldwarc_warc::http::{self, HttpHead};
 use ldwarc_warc::summary::into_read_error;
 use ldwarc_warc::time::{parse_warc_date, wayback_timestamp};
-use ldwarc_warc::{ReadError, Record, WarcReader};
+use ldwarc_warc::{ReadError, Record, RecordType, WarcReader};
 
 /// Record types that become captures (as `cdxj-indexer` indexes by default).
-pub const INDEXED_TYPES: &[&str] = &["response", "revisit", "resource", "metadata"];
+pub const INDEXED_TYPES: &[RecordType] = &[
+    RecordType::Response,
+    RecordType::Revisit,
+    RecordType::Resource,
+    RecordType::Metadata,
+];
 
 /// One capture: an indexable record and where it lies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,8 +45,8 @@ pub struct Capture {
     pub offset: u64,
     /// File path relative to the archive root's `warc/` directory.
     pub filename: String,
-    /// `WARC-Type`.
-    pub record_type: String,
+    /// `WARC-Type` (stored and printed by its name).
+    pub record_type: RecordType,
     /// `Location` of a redirect response.
     pub redirect: Option<String>,
     /// `WARC-Record-ID`.
@@ -302,14 +307,16 @@ fn capture_of<R: Read + Seek>(
     // Everything needed from the WARC header is taken before the block is read (which
     // borrows the record), without copying the whole header.
     let header = &record.header;
+    // Only the exact spellings are indexed, as cdxj-indexer does.
     let Some(record_type) = header
         .record_type()
-        .and_then(|t| INDEXED_TYPES.iter().find(|&&known| known == t))
+        .map(RecordType::from_exact)
+        .filter(|t| INDEXED_TYPES.contains(t))
     else {
         return Ok(None);
     };
     let warc_type = header.content_type().map(str::trim);
-    if matches!(*record_type, "resource" | "metadata")
+    if matches!(record_type, RecordType::Resource | RecordType::Metadata)
         && warc_type == Some("application/warc-fields")
     {
         return Ok(None);
@@ -317,19 +324,19 @@ fn capture_of<R: Read + Seek>(
     let Some(url) = header.target_uri().map(url_as_indexed) else {
         return Ok(None);
     };
-    let Some(time) = header.date().and_then(parse_warc_date) else {
+    let Some(time) = header.date_time() else {
         return Err(super::unaddressable::undated_error(
             record.offset,
             header.date(),
             &url,
         ));
     };
-    let has_http = http::indexes_http_head(record_type, &url, header.content_length());
+    let has_http = http::indexes_http_head(&record_type, &url, header.content_length());
     let declared = header
         .get("WARC-Payload-Digest")
         .map(canonical_payload_digest);
-    let need_digest = declared.is_none() && *record_type != "revisit";
-    let header_mime = if matches!(*record_type, "revisit" | "response") {
+    let need_digest = declared.is_none() && record_type != RecordType::Revisit;
+    let header_mime = if matches!(record_type, RecordType::Revisit | RecordType::Response) {
         None
     } else {
         header
@@ -346,9 +353,9 @@ fn capture_of<R: Read + Seek>(
         .and_then(parse_warc_date)
         .map(timestamp_of);
     let (head, computed) = read_head_and_digest(record, has_http, need_digest)?;
-    let mime = match *record_type {
-        "revisit" => Some("warc/revisit".to_string()),
-        "response" => head
+    let mime = match record_type {
+        RecordType::Revisit => Some("warc/revisit".to_string()),
+        RecordType::Response => head
             .as_ref()
             .and_then(|h| h.header("Content-Type"))
             .map(cut_mime),
@@ -373,7 +380,7 @@ fn capture_of<R: Read + Seek>(
         length: 0,
         offset: record.offset,
         filename: filename.to_string(),
-        record_type: record_type.to_string(),
+        record_type,
         redirect,
         record_id,
         refers_to_url,

@@ -269,7 +269,7 @@ mod tests {
             length: 1043,
             offset: 333,
             filename: "example.warc.gz".into(),
-            record_type: "response".into(),
+            record_type: ldwarc_warc::RecordType::Response,
             redirect: None,
             record_id: None,
             refers_to_url: None,

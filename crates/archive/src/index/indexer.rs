@@ -1,6 +1,7 @@
 //! `ldwarc index`: brings the capture index up to date with the WARC tree, incrementally
 //! (new files, and files that grew since the last run) or from scratch on all cores.
 
+use ldwarc_warc::RecordType;
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -115,7 +116,10 @@ struct Candidate {
 /// Whether a revisit may refer to this capture's payload: a response or a resource record
 /// (not a request or metadata record, which may share the URL and second of a response).
 fn holds_payload(capture: &Capture) -> bool {
-    matches!(capture.record_type.as_str(), "response" | "resource")
+    matches!(
+        capture.record_type,
+        RecordType::Response | RecordType::Resource
+    )
 }
 
 impl Candidate {
@@ -489,7 +493,7 @@ fn read_file(item: &FileWork, builder: DocumentBuilder, sender: &mpsc::SyncSende
             if gone {
                 return;
             }
-            chunk.push(if capture.record_type == "revisit" {
+            chunk.push(if capture.record_type == RecordType::Revisit {
                 Prepared::Revisit(Box::new(capture))
             } else {
                 Prepared::Ready {
@@ -691,7 +695,9 @@ impl Adder<'_> {
                 .map(|&entry| self.candidate(entry));
             let in_index = match &self.committed {
                 Some(committed) => best_of(committed.lookup(&surt(url))?, |c| {
-                    c.record_type != "revisit" && c.url == *url && c.timestamp == *timestamp
+                    c.record_type != RecordType::Revisit
+                        && c.url == *url
+                        && c.timestamp == *timestamp
                 }),
                 None => None,
             };

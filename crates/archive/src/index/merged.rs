@@ -17,6 +17,7 @@
 //!   copied file), and is then read from the first root; different content is an error naming
 //!   both roots, because a capture naming that file would be ambiguous.
 
+use ldwarc_warc::RecordType;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, Read};
@@ -466,7 +467,7 @@ enum Identity {
     /// The `WARC-Record-ID`.
     RecordId(String),
     /// Record type, URL, full-precision time and payload digest (records without an id).
-    Fields(String, String, i64, Option<String>),
+    Fields(RecordType, String, i64, Option<String>),
 }
 
 fn identity_of(capture: &Capture) -> Identity {
@@ -518,7 +519,7 @@ mod tests {
             length: 10,
             offset: 0,
             filename: filename.into(),
-            record_type: "response".into(),
+            record_type: RecordType::Response,
             redirect: None,
             record_id: Some(format!("<urn:uuid:{id}>")),
             refers_to_url: None,

@@ -459,7 +459,7 @@ mod tests {
             length: 0,
             offset: 0,
             filename: String::new(),
-            record_type: "response".into(),
+            record_type: ldwarc_warc::RecordType::Response,
             redirect: None,
             record_id: None,
             refers_to_url: None,

@@ -1,6 +1,7 @@
 //! The compact stored form of a capture: tab-separated fields (values never hold tabs or
 //! newlines: those are percent-escaped), which the index's zstd doc store compresses well.
 
+use ldwarc_warc::RecordType;
 use std::borrow::Cow;
 
 use super::capture::{Capture, RecordLocation};
@@ -90,7 +91,7 @@ pub fn encode_capture_into(capture: &Capture, out: &mut Vec<u8>) {
     tab(out);
     push_escaped(out, &capture.filename);
     tab(out);
-    push_escaped(out, &capture.record_type);
+    push_escaped(out, capture.record_type.as_str());
     tab(out);
     push_escaped(out, capture.redirect.as_deref().unwrap_or(""));
     tab(out);
@@ -188,7 +189,7 @@ pub fn decode_capture(bytes: &[u8]) -> Option<Capture> {
         length: parts[7].parse().ok()?,
         offset: parts[8].parse().ok()?,
         filename: unescape(parts[9]),
-        record_type: unescape(parts[10]),
+        record_type: RecordType::from_exact(&unescape(parts[10])),
         redirect: optional(parts[11]),
         record_id: optional(parts[12]),
         refers_to_url: optional(parts[13]),
@@ -222,7 +223,7 @@ mod tests {
             length: 10,
             offset: 20,
             filename: "2026/11/21/10/example.org/x.warc.gz".into(),
-            record_type: "response".into(),
+            record_type: RecordType::Response,
             redirect: Some("http://example.org/b".into()),
             record_id: None,
             refers_to_url: None,

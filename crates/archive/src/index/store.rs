@@ -1,6 +1,7 @@
 //! The capture index on disk (tantivy): one document per capture, keyed by SURT, with the
 //! indexing checkpoint stored in the same commit as the documents it covers.
 
+use ldwarc_warc::RecordType;
 use std::collections::BTreeMap;
 use std::io;
 use std::ops::ControlFlow;
@@ -543,7 +544,7 @@ impl DocumentBuilder {
         document.add_text(self.fields.urlkey, &capture.urlkey);
         document.add_text(self.fields.filename, &capture.filename);
         document.add_bytes(self.fields.data, scratch);
-        if capture.record_type == "revisit" && capture.original.is_none() {
+        if capture.record_type == RecordType::Revisit && capture.original.is_none() {
             document.add_text(self.fields.unresolved, unresolved_term(capture));
         }
         document

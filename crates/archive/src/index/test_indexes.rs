@@ -18,11 +18,10 @@ pub(crate) fn capture(n: usize) -> Capture {
         offset: 1000 * n as u64,
         filename: format!("2026/11/2{}/a b\tc.warc.gz", n % 3),
         record_type: if n.is_multiple_of(4) {
-            "revisit"
+            ldwarc_warc::RecordType::Revisit
         } else {
-            "response"
-        }
-        .into(),
+            ldwarc_warc::RecordType::Response
+        },
         redirect: n
             .is_multiple_of(13)
             .then(|| format!("http://example.org/r {n}")),

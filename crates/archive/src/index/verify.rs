@@ -1,5 +1,6 @@
 //! `ldwarc index --verify`: proves the index and the WARC files agree.
 
+use ldwarc_warc::RecordType;
 use std::collections::BTreeMap;
 use std::io;
 
@@ -155,7 +156,9 @@ pub fn verify_index(archive: &Archive) -> io::Result<(u64, Vec<Discrepancy>)> {
                             offset: key.1,
                             url: capture.url,
                         });
-                    } else if entry.record_type == "revisit" && !original_exists(&index, &entry)? {
+                    } else if entry.record_type == RecordType::Revisit
+                        && !original_exists(&index, &entry)?
+                    {
                         problems.push(Discrepancy::UnresolvedRevisit {
                             filename: key.0,
                             offset: key.1,
@@ -184,7 +187,7 @@ fn original_exists(index: &CaptureIndex, revisit: &Capture) -> io::Result<bool> 
         let found = index.lookup(&ldwarc_surt::surt(url))?.into_iter().any(|c| {
             c.filename == original.filename
                 && c.offset == original.offset
-                && c.record_type != "revisit"
+                && c.record_type != RecordType::Revisit
         });
         return Ok(found);
     }

@@ -12,6 +12,7 @@
 //! needs, and pages through blocks exactly as pywb computes pages (`page`, `pageSize`,
 //! `showNumPages`, `showPagedIndex`).
 
+use ldwarc_warc::RecordType;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -1038,8 +1039,8 @@ pub fn parse_cdxj_line(line: &str) -> Result<Capture, String> {
         .ok_or_else(|| format!("bad timestamp in CDXJ line {line:?}"))?;
     let mime = text("mime");
     let record_type = match mime.as_deref() {
-        Some("warc/revisit") => "revisit",
-        _ => "response",
+        Some("warc/revisit") => RecordType::Revisit,
+        _ => RecordType::Response,
     };
     Ok(Capture {
         urlkey: urlkey.to_string(),
@@ -1052,7 +1053,7 @@ pub fn parse_cdxj_line(line: &str) -> Result<Capture, String> {
         length: number("length")?,
         offset: number("offset")?,
         filename: text("filename").unwrap_or_default(),
-        record_type: record_type.to_string(),
+        record_type,
         redirect: None,
         record_id: None,
         refers_to_url: None,
@@ -1491,7 +1492,7 @@ mod tests {
             r#"org,a)/ 20200101000000 {"url": "http://a.org/", "mime": "warc/revisit", "length": "5", "offset": "0", "filename": "f"}"#,
         )
         .unwrap();
-        assert_eq!(revisit.record_type, "revisit");
+        assert_eq!(revisit.record_type, RecordType::Revisit);
         assert!(parse_cdxj_line("org,a)/ 2020 {").is_err());
         assert!(parse_cdxj_line("org,a)/").is_err());
     }

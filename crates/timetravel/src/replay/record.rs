@@ -1,6 +1,7 @@
 //! Reading an archived HTTP response back: the record at a file and offset under
 //! `<root>/warc`, split into the HTTP head as received and the payload bytes as archived.
 
+use ldwarc_warc::RecordType;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, Read, Seek, SeekFrom};
@@ -238,7 +239,7 @@ fn at_record(path: &Path, offset: u64, message: String) -> io::Error {
 /// The `WARC-Type` of the record at `offset` of a file named relative to `<root>/warc`: a
 /// check that a record the index cites is still there (a revisit, whose payload is read from
 /// elsewhere, is otherwise never read).
-pub fn record_type_at(root: &Path, filename: &str, offset: u64) -> io::Result<String> {
+pub fn record_type_at(root: &Path, filename: &str, offset: u64) -> io::Result<RecordType> {
     let path = warc_path(root, filename)?;
     let at = |message: String| at_record(&path, offset, message);
     let file = File::open(&path).map_err(|e| at(e.to_string()))?;
@@ -247,7 +248,9 @@ pub fn record_type_at(root: &Path, filename: &str, offset: u64) -> io::Result<St
         .next_record()
         .ok_or_else(|| at("no record at this offset".into()))?
         .map_err(|e| at(e.to_string()))?;
-    Ok(record.header.get("WARC-Type").unwrap_or("").to_string())
+    Ok(RecordType::from_exact(
+        record.header.get("WARC-Type").unwrap_or(""),
+    ))
 }
 
 /// [`read_response`] from a file already open at `path`.
@@ -266,11 +269,7 @@ fn read_response_in(
         .next_record()
         .ok_or_else(|| at("no record at this offset".into()))?
         .map_err(|e| at(e.to_string()))?;
-    if stored
-        .header
-        .get("WARC-Type")
-        .is_some_and(|kind| kind.eq_ignore_ascii_case("resource"))
-    {
+    if stored.record_type() == RecordType::Resource {
         // A resource record's block is the resource itself (a file imported, a DNS answer):
         // it stands for a successful answer of its own Content-Type.
         let head = HttpHead {

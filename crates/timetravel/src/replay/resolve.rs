@@ -2,6 +2,7 @@
 //! original payload, archived redirects followed to their target's capture for that date, and
 //! the payload parsed into a graph with JSON-LD contexts taken from the archive.
 
+use ldwarc_warc::RecordType;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -26,7 +27,11 @@ pub const MAX_REDIRECTS: usize = 10;
 pub const MAX_PAYLOAD_BYTES: usize = 1 << 30;
 
 /// Record types whose captures stand for what a URL answered.
-const REPLAYABLE_TYPES: &[&str] = &["response", "revisit", "resource"];
+const REPLAYABLE_TYPES: &[RecordType] = &[
+    RecordType::Response,
+    RecordType::Revisit,
+    RecordType::Resource,
+];
 
 /// Which capture answers for a date.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -246,7 +251,7 @@ impl ReplayArchive {
         &self,
         capture: &Capture,
     ) -> Result<(String, u64, u64), ReplayError> {
-        let location = if capture.record_type == "revisit" {
+        let location = if capture.record_type == RecordType::Revisit {
             self.original_location(capture)?
         } else {
             RecordLocation {
@@ -387,7 +392,7 @@ impl ReplayArchive {
         let candidates = run_query(&self.index, &CdxQuery::new(target)).map_err(ReplayError::io)?;
         candidates
             .into_iter()
-            .filter(|c| c.record_type != "revisit" && c.digest == revisit.digest)
+            .filter(|c| c.record_type != RecordType::Revisit && c.digest == revisit.digest)
             .filter(|c| {
                 revisit
                     .refers_to_timestamp
@@ -431,7 +436,7 @@ fn common_prefix_distance(key: &str, url: &str) -> usize {
 
 /// Whether a capture stands for what its URL answered.
 pub fn is_replayable(capture: &Capture) -> bool {
-    REPLAYABLE_TYPES.contains(&capture.record_type.as_str())
+    REPLAYABLE_TYPES.contains(&capture.record_type)
 }
 
 /// Oldest first; within one second by the full-precision time, then by position on disk.
@@ -537,7 +542,7 @@ mod tests {
             length: 0,
             offset: 0,
             filename: "f".into(),
-            record_type: "response".into(),
+            record_type: RecordType::Response,
             redirect: None,
             record_id: None,
             refers_to_url: None,

@@ -43,7 +43,7 @@ mod tests {
             length: 1,
             offset: 0,
             filename: "f.warc".into(),
-            record_type: "response".into(),
+            record_type: ldwarc_warc::RecordType::Response,
             redirect: None,
             record_id: None,
             refers_to_url: None,

@@ -13,6 +13,7 @@
 //! (`ldwarcPath`), so importing a package ldwarc wrote puts every file back where it was
 //! and the imported archive's index equals the original's.
 
+use ldwarc_warc::RecordType;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Write};
@@ -385,7 +386,9 @@ fn pages_jsonl(archive: &ReplayArchive, captures: &[Capture]) -> (String, usize)
     let shows_a_document = |c: &Capture| {
         is_replayable(c)
             && (c.status.is_some_and(|s| (200..300).contains(&s))
-                || (c.record_type == "revisit" && c.status == Some(304) && c.original.is_some()))
+                || (c.record_type == RecordType::Revisit
+                    && c.status == Some(304)
+                    && c.original.is_some()))
     };
     for capture in captures.iter().filter(|c| shows_a_document(c)) {
         let entry = first.entry(capture.url.as_str()).or_insert(capture);

@@ -19,6 +19,7 @@
 //!
 //! Times are days since the Unix epoch (UTC), so every rate is per day.
 
+use ldwarc_warc::RecordType;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -520,7 +521,7 @@ fn head_facts(
             sizes.insert(digest.clone(), size);
         }
     };
-    if capture.record_type != "revisit" {
+    if capture.record_type != RecordType::Revisit {
         let read = read_response(
             archive.root_of(&capture.filename),
             &capture.filename,

@@ -16,7 +16,7 @@ fn capture(n: usize) -> Capture {
         length: 100 + n as u64,
         offset: 1000 * n as u64,
         filename: "2026/11/25/a.warc.gz".into(),
-        record_type: "response".into(),
+        record_type: ldwarc_warc::RecordType::Response,
         redirect: None,
         record_id: None,
         refers_to_url: None,
