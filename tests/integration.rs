@@ -69,6 +69,7 @@ mod multi_root;
 mod parser_isolation;
 mod plan_currency;
 mod plan_nodes;
+mod publishable;
 mod pywb_replay;
 mod query_vs_pywb;
 mod rdf_strict;
