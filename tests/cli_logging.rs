@@ -114,8 +114,7 @@ fn a_crawl_logs_only_json_and_nothing_when_quiet() {
             .arg("--root")
             .arg(root.path())
             .args(["--delay", "0s", "--hops", "1", "--timeout", "10s"])
-            .arg("--resolve")
-            .arg(format!("*.example=127.0.0.1:{}", server.port()))
+            .args(crate::common::loopback_resolve(server.port()))
             .args(&seeds));
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         assert!(output.status.success(), "{global:?}: {stderr}");

@@ -231,14 +231,14 @@ fn simulate_crawl_and_monitor_print_json() {
     let web = Web::fixture().unwrap();
     let seeds = web.seeds.clone();
     let server = TestWebServer::start(web).unwrap();
-    let resolve = format!("*.example=127.0.0.1:{}", server.port());
     let root = tempfile::tempdir().unwrap();
     let output = run(ldwarc()
         .arg("crawl")
         .arg("--root")
         .arg(root.path())
         .args(["--delay", "50ms", "--timeout", "10s", "--hops", "1"])
-        .args(["--resolve", &resolve, "--format", "json"])
+        .args(common::loopback_resolve(server.port()))
+        .args(["--format", "json"])
         .args(&seeds));
     let summary: serde_json::Value =
         serde_json::from_str(stdout_ok(&output, "ldwarc crawl --format json").trim()).unwrap();
@@ -248,7 +248,8 @@ fn simulate_crawl_and_monitor_print_json() {
         .arg("monitor")
         .arg("--root")
         .arg(root.path())
-        .args(["--once", "--delay", "50ms", "--resolve", &resolve])
+        .args(["--once", "--delay", "50ms"])
+        .args(common::loopback_resolve(server.port()))
         .args(["--format", "json"])
         .arg(&seeds[0]));
     let cycle: serde_json::Value = serde_json::from_str(

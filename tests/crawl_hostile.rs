@@ -95,8 +95,7 @@ fn hostile_servers_never_stop_a_crawl() {
         .arg(root.path())
         .args(["--delay", "0.1s", "--hops", "1", "--timeout", "3s"])
         .args(["--max-body", "1000000", "--format", "json"])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(common::loopback_resolve(server.port()))
         .arg("http://good.example/start"));
     let text = stdout_ok(&output, "ldwarc crawl");
     let summary: serde_json::Value = serde_json::from_str(text.trim()).unwrap();

@@ -23,8 +23,7 @@ fn a_robots_txt_redirecting_to_itself_is_fetched_once() {
         .arg("--root")
         .arg(root.path())
         .args(["--delay", "0s", "--hops", "0", "--timeout", "5s"])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(crate::common::loopback_resolve(server.port()))
         .arg("http://loop.example/doc"));
     stdout_ok(&output, "ldwarc crawl");
     let requests = server.requests();
@@ -67,8 +66,7 @@ fn a_far_future_retry_after_is_capped_by_max_retry_after() {
         .arg(root.path())
         .args(["--delay", "0s", "--hops", "0", "--timeout", "5s"])
         .args(["--max-retry-after", "1s"])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(crate::common::loopback_resolve(server.port()))
         .arg(busy)
         .stdout(std::process::Stdio::null())
         .spawn()

@@ -42,8 +42,7 @@ fn killed_crawls_resume_without_loss_or_duplicates() {
             .arg(root.path())
             .args(["--delay", "0.03s", "--hops", "1", "--timeout", "5s"])
             .args(["--concurrency", &CONCURRENCY.to_string()])
-            .arg("--resolve")
-            .arg(format!("*.example=127.0.0.1:{}", server.port()))
+            .args(common::loopback_resolve(server.port()))
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
         if resume {

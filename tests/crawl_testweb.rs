@@ -79,10 +79,7 @@ fn crawl_of_the_fixture_web() {
     let seeds = web.seeds.clone();
     let reach = web.reach(&seeds, 2, 0);
     let server = TestWebServer::start(web).unwrap();
-    let network = vec![
-        "--resolve".to_string(),
-        format!("*.example=127.0.0.1:{}", server.port()),
-    ];
+    let network = common::loopback_resolve(server.port());
     let root = tempfile::tempdir().unwrap();
     let summary = crawl(root.path(), &network, &seeds);
     let requests = server.requests();

@@ -85,8 +85,7 @@ fn crawl_command(root: &Path, server: &TestWebServer) -> std::process::Command {
         .arg(root)
         .args(["--delay", "0.05s", "--timeout", "10s", "--format", "json"])
         .args(["--hops", &HOPS.to_string()])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()));
+        .args(common::loopback_resolve(server.port()));
     command
 }
 

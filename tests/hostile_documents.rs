@@ -312,8 +312,7 @@ fn a_crawl_archives_a_billion_laughs_and_goes_on() {
         .arg("--root")
         .arg(root.path())
         .args(["--delay", "0.05s", "--hops", "2", "--format", "json"])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(crate::common::loopback_resolve(server.port()))
         .arg(start));
     let summary: serde_json::Value =
         serde_json::from_str(stdout_ok(&output, "ldwarc crawl").trim()).unwrap();

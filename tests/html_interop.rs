@@ -160,8 +160,7 @@ fn crawled_pages_replay_as_pyrdfa_rdflib_and_microdata_parser_extract_them() {
         .arg("--root")
         .arg(root.path())
         .args(["--delay", "0.05s", "--hops", "10", "--timeout", "10s"])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(crate::common::loopback_resolve(server.port()))
         .arg("http://pages.example/start"));
     stdout_ok(&output, "ldwarc crawl");
 

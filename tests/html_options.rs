@@ -67,8 +67,7 @@ fn content_type_charset_decodes_pages_and_syntax_keeps_one_embedding() {
         .arg("--root")
         .arg(root.path())
         .args(["--delay", "0.05s", "--hops", "1", "--timeout", "10s"])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(crate::common::loopback_resolve(server.port()))
         .args(["http://shop.example/latin1", "http://shop.example/three"]));
     stdout_ok(&crawl, "ldwarc crawl");
 

@@ -83,8 +83,7 @@ fn a_crawl_follows_embedded_data_and_replays_page_graphs() {
         .arg("--root")
         .arg(root.path())
         .args(["--delay", "0.05s", "--hops", "10", "--timeout", "10s"])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(crate::common::loopback_resolve(server.port()))
         .arg("http://pages.example/start"));
     stdout_ok(&output, "ldwarc crawl");
 

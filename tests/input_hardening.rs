@@ -219,8 +219,7 @@ fn the_frontier_stays_within_its_bounds_and_reports_what_it_dropped() {
         .args(["--follow-predicate", see_also])
         .args(["--max-links", "50", "--max-frontier-per-pld", "10"])
         .args(["--max-frontier", "15"])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(common::loopback_resolve(server.port()))
         .arg(seed));
     let text = stdout_ok(&output, "ldwarc crawl");
     let summary: serde_json::Value = serde_json::from_str(text.trim()).expect("JSON summary");
@@ -273,8 +272,7 @@ fn a_document_whose_parse_fails_is_archived_and_done() {
             "--follow-predicate",
             "http://www.w3.org/2000/01/rdf-schema#seeAlso",
         ])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(common::loopback_resolve(server.port()))
         .arg(seed));
     let text = stdout_ok(&output, "ldwarc crawl");
     let summary: serde_json::Value = serde_json::from_str(text.trim()).expect("JSON summary");

@@ -170,8 +170,7 @@ fn crawl_on_a_non_terminal_prints_periodic_progress_lines() {
             "--format",
             "json",
         ])
-        .arg("--resolve")
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(common::loopback_resolve(server.port()))
         .args(&seeds));
     let elapsed = started.elapsed().as_secs_f64();
     let stdout = stdout_ok(&output, "ldwarc crawl");

@@ -119,8 +119,7 @@ impl Monitor {
                 "--follow-predicate",
                 SEE_ALSO,
             ])
-            .arg("--resolve")
-            .arg(format!("*.example=127.0.0.1:{}", self.port))
+            .args(common::loopback_resolve(self.port))
             .arg("--now")
             .arg(day_start(day).to_rfc3339())
             .arg("--truth")

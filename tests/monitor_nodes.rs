@@ -131,8 +131,7 @@ impl Nodes {
                 "--timeout",
                 "10s",
             ])
-            .arg("--resolve")
-            .arg(format!("*.example=127.0.0.1:{}", self.port))
+            .args(common::loopback_resolve(self.port))
             .arg("--now")
             .arg(day_start(day).to_rfc3339())
             .arg("--truth")

@@ -59,7 +59,6 @@ fn urls() -> Vec<String> {
 fn no_host_is_contacted_within_the_delay_across_cycles_and_processes() {
     let server = TestWebServer::start(web()).unwrap();
     let root = tempfile::tempdir().unwrap();
-    let resolve = format!("*.example=127.0.0.1:{}", server.port());
     let delay = format!("{DELAY}s");
     let mut child = ldwarc()
         .arg("monitor")
@@ -76,7 +75,8 @@ fn no_host_is_contacted_within_the_delay_across_cycles_and_processes() {
             "1s",
         ])
         .args(["--initial-interval", "1s", "--min-interval", "1s"])
-        .args(["--delay", &delay, "--timeout", "10s", "--resolve", &resolve])
+        .args(["--delay", &delay, "--timeout", "10s"])
+        .args(common::loopback_resolve(server.port()))
         .args(urls())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -111,7 +111,8 @@ fn no_host_is_contacted_within_the_delay_across_cycles_and_processes() {
         .arg("crawl")
         .arg("--root")
         .arg(root.path())
-        .args(["--hops", "0", "--delay", &delay, "--resolve", &resolve])
+        .args(["--hops", "0", "--delay", &delay])
+        .args(common::loopback_resolve(server.port()))
         .arg("http://a.example/1"));
     stdout_ok(&output, "ldwarc crawl");
 

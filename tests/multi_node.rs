@@ -272,8 +272,8 @@ fn bench_run(nodes: usize, pg: &postgres_server::PgServer, delay: f64) -> (f64, 
             .args(["--concurrency", &concurrency.to_string()])
             .args(["--max-plds", &max_plds.to_string()])
             .args(["--hops", &BENCH_HOPS.to_string()])
-            .args(["--format", "json", "--resolve"])
-            .arg(format!("*.example=127.0.0.1:{}", server.port()))
+            .args(["--format", "json"])
+            .args(common::loopback_resolve(server.port()))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if seeds.is_empty() {

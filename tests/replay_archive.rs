@@ -186,7 +186,7 @@ fn crawl(root: &Path, port: u16, seeds: &[String]) {
             "--format",
             "json",
         ])
-        .args(["--resolve", &format!("*.example=127.0.0.1:{port}")])
+        .args(common::loopback_resolve(port))
         .args(seeds));
     stdout_ok(&output, "ldwarc crawl");
 }

@@ -156,6 +156,20 @@ fn duration_with_bare_unit(text: &str, bare_unit: f64, unit_name: &str) -> Resul
     Ok(seconds)
 }
 
+/// Parses a Weibull distribution of mean change times written `SHAPE,SCALE` (the scale a
+/// duration whose bare numbers mean days): `plan --weibull` and `simulate --weibull`.
+pub fn weibull(text: &str) -> Result<ldwarc_dynamics::Weibull, String> {
+    let (shape, scale) = text
+        .split_once(',')
+        .ok_or_else(|| format!("'{text}' is not SHAPE,SCALE (like 1.4,152.2d)"))?;
+    let shape: f64 = shape
+        .trim()
+        .parse()
+        .map_err(|_| format!("Weibull shape '{shape}' is not a number"))?;
+    let scale = duration_days(scale)?;
+    ldwarc_dynamics::Weibull::new(shape, scale).map_err(|e| e.to_string())
+}
+
 /// The deprecation note of a duration written without a unit.
 pub fn bare_duration_note(text: &str, unit_name: &str) -> String {
     format!(

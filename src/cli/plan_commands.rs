@@ -67,7 +67,7 @@ pub struct CurrencyArgs {
         long,
         value_name = "SHAPE,SCALE",
         default_value = "1.4,152.2d",
-        value_parser = parse_weibull_arg,
+        value_parser = flags::weibull,
         conflicts_with = "from_archive"
     )]
     weibull: Weibull,
@@ -554,18 +554,6 @@ fn parse_probability(text: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_weibull_arg(text: &str) -> Result<Weibull, String> {
-    let (shape, scale) = text
-        .split_once(',')
-        .ok_or_else(|| format!("'{text}' is not SHAPE,SCALE (like 1.4,152.2d)"))?;
-    let shape: f64 = shape
-        .trim()
-        .parse()
-        .map_err(|_| format!("Weibull shape '{shape}' is not a number"))?;
-    let scale = flags::duration_days(scale)?;
-    Weibull::new(shape, scale).map_err(|e| e.to_string())
-}
-
 /// A size flag as bytes in `f64`, the unit of the planning formulas.
 fn parse_size_arg(text: &str) -> Result<f64, String> {
     flags::size(text).map(|bytes| bytes as f64)
@@ -611,13 +599,13 @@ mod tests {
 
     #[test]
     fn parses_weibull_and_probabilities() {
-        let w = parse_weibull_arg("1.4,152.2d").expect("valid");
+        let w = flags::weibull("1.4,152.2d").expect("valid");
         assert_eq!(w.shape, 1.4);
         assert!((w.scale - 152.2 * DAY).abs() < 1e-6);
-        let bare = parse_weibull_arg("2, 30").expect("valid");
+        let bare = flags::weibull("2, 30").expect("valid");
         assert_eq!(bare.scale, 30.0 * DAY);
         for bad in ["1.4", "x,1d", "1.4,1q", "0,1d", "1,0d"] {
-            assert!(parse_weibull_arg(bad).is_err(), "{bad:?}");
+            assert!(flags::weibull(bad).is_err(), "{bad:?}");
         }
         assert_eq!(parse_probability("0.95"), Ok(0.95));
         assert_eq!(parse_probability("1"), Ok(1.0));

@@ -47,7 +47,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     seed: u64,
     /// Distribution of synthetic mean change times: SHAPE,SCALE (default 0.8,100d).
-    #[arg(long, value_name = "SHAPE,SCALE", value_parser = parse_weibull)]
+    #[arg(long, value_name = "SHAPE,SCALE", value_parser = flags::weibull)]
     weibull: Option<Weibull>,
     /// Strategies, comma-separated: fix, dyn, window, state-1, state-2, week, gold, freshness,
     /// dyldo.
@@ -111,18 +111,6 @@ fn parse_strategy(text: &str) -> Result<Strategy, String> {
 fn parse_model(text: &str) -> Result<SyntheticModel, String> {
     text.parse()
         .map_err(|e: ldwarc_dynamics::schedule::ScheduleError| e.to_string())
-}
-
-fn parse_weibull(text: &str) -> Result<Weibull, String> {
-    let (shape, scale) = text
-        .split_once(',')
-        .ok_or_else(|| format!("'{text}' is not SHAPE,SCALE (like 0.8,100d)"))?;
-    let shape: f64 = shape
-        .trim()
-        .parse()
-        .map_err(|_| format!("Weibull shape '{shape}' is not a number"))?;
-    let scale = flags::duration_days(scale)?;
-    Weibull::new(shape, scale).map_err(|e| e.to_string())
 }
 
 /// Where the histories came from, for the report header.
@@ -950,9 +938,9 @@ mod tests {
     fn strategy_and_weibull_arguments_parse() {
         assert_eq!(parse_strategy("state-2"), Ok(Strategy::State2));
         assert!(parse_strategy("daily").is_err());
-        let w = parse_weibull("0.8,100d").unwrap();
+        let w = flags::weibull("0.8,100d").unwrap();
         assert_eq!((w.shape, w.scale), (0.8, 100.0 * DAY));
-        assert!(parse_weibull("0.8").is_err());
+        assert!(flags::weibull("0.8").is_err());
         assert_eq!(parse_model("bursty"), Ok(SyntheticModel::Bursty));
     }
 }

@@ -15,6 +15,15 @@ pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The `--resolve` arguments that send every `*.example` host to a loopback test server on
+/// `port`: the test webs name their hosts `.example`, and the crawler must reach them without DNS.
+pub fn loopback_resolve(port: u16) -> [String; 2] {
+    [
+        "--resolve".to_string(),
+        format!("*.example=127.0.0.1:{port}"),
+    ]
+}
+
 /// A command running the real `ldwarc` binary.
 pub fn ldwarc() -> Command {
     Command::new(env!("CARGO_BIN_EXE_ldwarc"))

@@ -55,8 +55,8 @@ pub(crate) fn node_command(
         ])
         .args(["--lease-ttl", LEASE_TTL])
         .args(["--user-agent", &format!("ldwarc/test (node {name})")])
-        .args(["--format", "json", "--resolve"])
-        .arg(format!("*.example=127.0.0.1:{}", server.port()))
+        .args(["--format", "json"])
+        .args(common::loopback_resolve(server.port()))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if seeds.is_empty() {

@@ -541,8 +541,8 @@ fn reference(cases: &[Case<'_>]) -> (Vec<String>, Vec<String>) {
         })
         .collect();
     let request = serde_json::json!({"base": BASE, "cases": cases});
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/support/turtle_reference.py");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("support/turtle_reference.py");
     let mut child = std::process::Command::new(venv_python())
         .arg(script)
         .stdin(std::process::Stdio::piped())

@@ -16,6 +16,7 @@ mod pg_shorter;
 mod postgres;
 mod read_only;
 mod recent;
+mod schema;
 mod sqlite_links;
 #[cfg(test)]
 mod suite;
@@ -56,63 +57,6 @@ pub enum StoreFailure {
 
 /// Result of state store operations.
 pub type Result<T> = std::result::Result<T, StoreError>;
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS crawls (
-    id INTEGER PRIMARY KEY,
-    started TEXT NOT NULL,
-    finished TEXT,
-    round INTEGER NOT NULL DEFAULT 0,
-    options TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS fetches (
-    id INTEGER PRIMARY KEY,
-    crawl INTEGER NOT NULL,
-    url TEXT NOT NULL,
-    time TEXT NOT NULL,
-    round INTEGER NOT NULL,
-    hops INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    status INTEGER,
-    duration_ms REAL,
-    bytes INTEGER,
-    digest TEXT,
-    change TEXT NOT NULL,
-    error TEXT,
-    content_type TEXT,
-    outlinks INTEGER,
-    record_id TEXT,
-    warc_file TEXT,
-    warc_offset INTEGER,
-    warc_length INTEGER
-);
-CREATE INDEX IF NOT EXISTS fetches_url ON fetches(url, time);
-CREATE INDEX IF NOT EXISTS fetches_crawl ON fetches(crawl);
-CREATE INDEX IF NOT EXISTS fetches_time ON fetches(time);
-CREATE TABLE IF NOT EXISTS url_state (
-    url TEXT PRIMARY KEY,
-    digest TEXT,
-    date TEXT,
-    record_id TEXT,
-    warc_file TEXT,
-    warc_offset INTEGER,
-    warc_length INTEGER,
-    etag TEXT,
-    last_modified TEXT
-);
-CREATE TABLE IF NOT EXISTS frontier (
-    crawl INTEGER NOT NULL,
-    url TEXT NOT NULL,
-    hops INTEGER NOT NULL,
-    round INTEGER NOT NULL,
-    inlinks INTEGER NOT NULL,
-    via TEXT,
-    path TEXT NOT NULL,
-    redirects INTEGER NOT NULL DEFAULT 0,
-    done INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (crawl, url)
-);
-";
 
 /// What became of one fetch, as the crawl log records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -263,7 +207,9 @@ impl StateStore {
         connection
             .execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
             .map_err(wrap)?;
-        connection.execute_batch(SCHEMA).map_err(wrap)?;
+        connection
+            .execute_batch(&schema::schema(schema::Dialect::Sqlite))
+            .map_err(wrap)?;
         sqlite_links::add_links_column(&connection).map_err(wrap)?;
         Ok(Self { path, connection })
     }

@@ -10,83 +10,8 @@ use chrono::{DateTime, Utc};
 use postgres::{Client, NoTls, Row};
 
 use super::backend::{BackendError, BackendResult, BackendTransaction, StateBackend};
+use super::schema::{Dialect, schema};
 use super::{Change, CrawlRun, FetchLogEntry, FrontierEntry, RecordRef, UrlState};
-
-/// The schema; `IF NOT EXISTS` everywhere so every node may run it at start-up.
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS crawls (
-    id BIGSERIAL PRIMARY KEY,
-    started TEXT NOT NULL,
-    finished TEXT,
-    round BIGINT NOT NULL DEFAULT 0,
-    options TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS fetches (
-    id BIGSERIAL PRIMARY KEY,
-    crawl BIGINT NOT NULL,
-    url TEXT NOT NULL,
-    time TEXT NOT NULL,
-    round BIGINT NOT NULL,
-    hops BIGINT NOT NULL,
-    kind TEXT NOT NULL,
-    status INTEGER,
-    duration_ms DOUBLE PRECISION,
-    bytes BIGINT,
-    digest TEXT,
-    change TEXT NOT NULL,
-    error TEXT,
-    content_type TEXT,
-    outlinks BIGINT,
-    record_id TEXT,
-    warc_file TEXT,
-    warc_offset BIGINT,
-    warc_length BIGINT
-);
-CREATE INDEX IF NOT EXISTS fetches_url ON fetches(url, time);
-CREATE INDEX IF NOT EXISTS fetches_crawl ON fetches(crawl);
-CREATE INDEX IF NOT EXISTS fetches_time ON fetches(time);
-CREATE TABLE IF NOT EXISTS url_state (
-    url TEXT PRIMARY KEY,
-    digest TEXT,
-    date TEXT,
-    record_id TEXT,
-    warc_file TEXT,
-    warc_offset BIGINT,
-    warc_length BIGINT,
-    etag TEXT,
-    last_modified TEXT
-);
-CREATE TABLE IF NOT EXISTS frontier (
-    id BIGSERIAL NOT NULL,
-    crawl BIGINT NOT NULL,
-    url TEXT NOT NULL,
-    pld TEXT NOT NULL,
-    hops BIGINT NOT NULL,
-    round BIGINT NOT NULL,
-    inlinks BIGINT NOT NULL,
-    via TEXT,
-    path TEXT NOT NULL,
-    redirects BIGINT NOT NULL DEFAULT 0,
-    done BOOLEAN NOT NULL DEFAULT FALSE,
-    PRIMARY KEY (crawl, url)
-);
-CREATE INDEX IF NOT EXISTS frontier_queued ON frontier(crawl, pld) WHERE NOT done;
-CREATE INDEX IF NOT EXISTS frontier_pld_id ON frontier(crawl, pld, id);
-ALTER TABLE frontier ADD COLUMN IF NOT EXISTS links TEXT;
-CREATE TABLE IF NOT EXISTS crawl_nodes (
-    crawl BIGINT NOT NULL,
-    node TEXT NOT NULL,
-    seen_at TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (crawl, node)
-);
-CREATE TABLE IF NOT EXISTS pld_leases (
-    crawl BIGINT NOT NULL,
-    pld TEXT NOT NULL,
-    holder TEXT,
-    expires_at TIMESTAMPTZ,
-    PRIMARY KEY (crawl, pld)
-);
-";
 
 /// Serialises concurrent schema creation by several nodes (`CREATE TABLE IF NOT EXISTS` is
 /// not safe against itself in PostgreSQL); any constant works, this one spells "ldwarc".
@@ -157,7 +82,9 @@ impl PgStateStore {
         transaction
             .execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
             .map_err(wrap)?;
-        transaction.batch_execute(SCHEMA).map_err(wrap)?;
+        transaction
+            .batch_execute(&schema(Dialect::Postgres))
+            .map_err(wrap)?;
         transaction.commit().map_err(wrap)
     }
 

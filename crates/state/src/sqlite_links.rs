@@ -154,7 +154,8 @@ mod tests {
         let path = dir.path().join("state.sqlite");
         let old = Connection::open(&path).unwrap();
         // The schema as it was: the column comes from `add_links_column` only.
-        old.execute_batch(super::super::SCHEMA).unwrap();
+        old.execute_batch(&crate::schema::schema(crate::schema::Dialect::Sqlite))
+            .unwrap();
         let columns: i64 = old
             .query_row(
                 "SELECT count(*) FROM pragma_table_info('frontier') WHERE name = 'links'",

@@ -20,6 +20,7 @@ mod generate;
 mod hostile;
 mod http;
 mod model;
+#[cfg(feature = "postgres")]
 pub mod postgres;
 mod reach;
 mod respond;
