@@ -765,7 +765,7 @@ struct Row {
     offset: u64,
     length: u64,
     segment: String,
-    record_type: String,
+    record_type: ldwarc_warc::RecordType,
     rdf_syntax: Option<&'static str>,
     revisit_original_time: Option<i64>,
 }
