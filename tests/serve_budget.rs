@@ -97,6 +97,8 @@ fn buffered_queries_fit_the_budget_or_are_refused_with_retry_after() {
 #[test]
 fn a_budget_below_one_answer_is_refused_at_start() {
     let dir = tempfile::tempdir().expect("temp dir");
+    // An (empty) archive: the root is accepted, so the budget is what is refused.
+    std::fs::create_dir(dir.path().join("warc")).expect("warc/");
     let output = run(ldwarc()
         .args([
             "serve",

@@ -41,14 +41,6 @@ pub fn crawl_command(args: CrawlArgs) -> io::Result<i32> {
     let options = options_from(args.root.root.clone(), &args).map_err(io::Error::other)?;
     if !options.resume && options.join == JoinCrawl::New {
         require_usable_seed(&options.seeds)?;
-        // The archive exists from the start (a crawl that fetches nothing still made one,
-        // which the reading commands then accept as an empty archive).
-        std::fs::create_dir_all(args.root.root.join("warc")).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("{}: {e}", args.root.root.join("warc").display()),
-            )
-        })?;
     }
     let bar = output::spinner("crawl");
     let shown = bar.clone();

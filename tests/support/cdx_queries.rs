@@ -181,6 +181,16 @@ pub fn parse_answer(text: &str, cdxj: bool, quote_url: bool, what: &str) -> Answ
             {
                 *url = Value::from(py_quote(text));
             }
+            // `ldwarc query --format json` writes status, offset and length as numbers (one
+            // shape per field across ldwarc's commands); pywb's CDX API writes them as text.
+            // The values are compared, so numbers become their text.
+            if let Some(object) = value.as_object_mut() {
+                for field in ["status", "offset", "length"] {
+                    if let Some(number) = object.get(field).and_then(Value::as_u64) {
+                        object.insert(field.to_string(), Value::from(number.to_string()));
+                    }
+                }
+            }
             (prefix, value)
         })
         .collect()

@@ -175,6 +175,11 @@ pub fn crawl(
         },
         opened.commit,
     )?;
+    // The archive exists from the start, once the settings are accepted: a crawl that
+    // fetches nothing still made one, which the reading commands accept as an empty archive.
+    let warc_dir = options.root.join("warc");
+    std::fs::create_dir_all(&warc_dir)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", warc_dir.display())))?;
     let (jobs, job_receiver) = sync_channel(archiver_queue_len(options.concurrency));
     let stats = Arc::new(Mutex::new(ArchiverStats::default()));
     let archiver_stats = Arc::clone(&stats);

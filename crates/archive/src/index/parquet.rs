@@ -96,7 +96,8 @@ const SCHEMA: &str = "message cc_index {
 }";
 
 /// Part-file compression.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ParquetCompression {
     /// gzip, as Common Crawl publishes its table.
     Gzip,
@@ -242,19 +243,7 @@ struct Created {
 
 impl Created {
     fn dir_all(&mut self, dir: &Path) -> io::Result<()> {
-        let mut missing = Vec::new();
-        let mut at = Some(dir);
-        while let Some(path) = at {
-            if path.as_os_str().is_empty() || path.is_dir() {
-                break;
-            }
-            missing.push(path.to_path_buf());
-            at = path.parent();
-        }
-        for path in missing.into_iter().rev() {
-            fs::create_dir(&path).map_err(|e| with_path(e, &path))?;
-            self.dirs.push(path);
-        }
+        self.dirs.extend(create_missing_dirs(dir)?);
         Ok(())
     }
 
@@ -271,6 +260,30 @@ impl Created {
         self.files.clear();
         self.dirs.clear();
     }
+}
+
+/// Creates the missing folders of `dir`, outermost first, and returns those this call made
+/// (a failed export removes only what it made). A folder made meanwhile by another writer
+/// thread (each subset has its own) is not an error.
+fn create_missing_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut missing = Vec::new();
+    let mut at = Some(dir);
+    while let Some(path) = at {
+        if path.as_os_str().is_empty() || path.is_dir() {
+            break;
+        }
+        missing.push(path.to_path_buf());
+        at = path.parent();
+    }
+    let mut made = Vec::new();
+    for path in missing.into_iter().rev() {
+        match fs::create_dir(&path) {
+            Ok(()) => made.push(path),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && path.is_dir() => {}
+            Err(e) => return Err(with_path(e, &path)),
+        }
+    }
+    Ok(made)
 }
 
 fn with_path(error: io::Error, path: &Path) -> io::Error {
@@ -706,20 +719,7 @@ fn write_group(
         close_file(open, &path)?;
     }
     if writer.is_none() {
-        let mut dirs_made = Vec::new();
-        let mut missing = Vec::new();
-        let mut at = Some(folder);
-        while let Some(path) = at {
-            if path.is_dir() {
-                break;
-            }
-            missing.push(path.to_path_buf());
-            at = path.parent();
-        }
-        for path in missing.into_iter().rev() {
-            fs::create_dir(&path).map_err(|e| with_path(e, &path))?;
-            dirs_made.push(path);
-        }
+        let dirs_made = create_missing_dirs(folder)?;
         let number = next_part.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let name = format!("part-{number:05}-{export_id}.parquet");
         let path = folder.join(&name);
@@ -1085,8 +1085,18 @@ fn int32_or_minus_one(value: u64) -> i32 {
     i32::try_from(value).unwrap_or(-1)
 }
 
-fn levels(present: impl Iterator<Item = bool>) -> Vec<i16> {
-    present.map(i16::from).collect()
+/// Writes one column of a row group: the present values, and definition levels when the
+/// column may be null.
+fn column<T: parquet::data_type::DataType>(
+    out: &mut parquet::file::writer::SerializedColumnWriter<'_>,
+    values: Vec<Option<T::T>>,
+    required: bool,
+) -> parquet::errors::Result<()> {
+    let defs: Option<Vec<i16>> =
+        (!required).then(|| values.iter().map(|v| i16::from(v.is_some())).collect());
+    let data: Vec<T::T> = values.into_iter().flatten().collect();
+    out.typed::<T>().write_batch(&data, defs.as_deref(), None)?;
+    Ok(())
 }
 
 fn strings<'a>(
@@ -1095,20 +1105,11 @@ fn strings<'a>(
     mut value: impl FnMut(&'a Row) -> Option<&'a str>,
     required: bool,
 ) -> parquet::errors::Result<()> {
-    let values: Vec<Option<&str>> = rows.iter().map(&mut value).collect();
-    let data: Vec<ByteArray> = values
+    let values = rows
         .iter()
-        .flatten()
-        .map(|v| ByteArray::from(v.as_bytes().to_vec()))
+        .map(|row| value(row).map(|v| ByteArray::from(v.as_bytes().to_vec())))
         .collect();
-    let typed = out.typed::<ByteArrayType>();
-    if required {
-        typed.write_batch(&data, None, None)?;
-    } else {
-        let defs = levels(values.iter().map(Option::is_some));
-        typed.write_batch(&data, Some(&defs), None)?;
-    }
-    Ok(())
+    column::<ByteArrayType>(out, values, required)
 }
 
 fn int32s(
@@ -1117,16 +1118,7 @@ fn int32s(
     value: impl Fn(&Row) -> Option<i32>,
     required: bool,
 ) -> parquet::errors::Result<()> {
-    let values: Vec<Option<i32>> = rows.iter().map(value).collect();
-    let data: Vec<i32> = values.iter().flatten().copied().collect();
-    let typed = out.typed::<Int32Type>();
-    if required {
-        typed.write_batch(&data, None, None)?;
-    } else {
-        let defs = levels(values.iter().map(Option::is_some));
-        typed.write_batch(&data, Some(&defs), None)?;
-    }
-    Ok(())
+    column::<Int32Type>(out, rows.iter().map(value).collect(), required)
 }
 
 fn int64s(
@@ -1135,21 +1127,39 @@ fn int64s(
     value: impl Fn(&Row) -> Option<i64>,
     required: bool,
 ) -> parquet::errors::Result<()> {
-    let values: Vec<Option<i64>> = rows.iter().map(value).collect();
-    let data: Vec<i64> = values.iter().flatten().copied().collect();
-    let typed = out.typed::<Int64Type>();
-    if required {
-        typed.write_batch(&data, None, None)?;
-    } else {
-        let defs = levels(values.iter().map(Option::is_some));
-        typed.write_batch(&data, Some(&defs), None)?;
-    }
-    Ok(())
+    column::<Int64Type>(out, rows.iter().map(value).collect(), required)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each subset is written by its own thread, and all make `crawl=NAME/` at once: the
+    /// one that loses the race must not fail the export ("File exists").
+    #[test]
+    fn threads_making_the_same_folders_at_once_all_succeed() {
+        for round in 0..50 {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let crawl = dir.path().join("table").join(format!("crawl=C{round}"));
+            let made: Vec<Vec<PathBuf>> = std::thread::scope(|scope| {
+                let workers: Vec<_> = ["warc", "crawldiagnostics", "robotstxt"]
+                    .iter()
+                    .map(|subset| {
+                        let folder = crawl.join(format!("subset={subset}"));
+                        scope.spawn(move || create_missing_dirs(&folder).expect("made"))
+                    })
+                    .collect();
+                workers
+                    .into_iter()
+                    .map(|w| w.join().expect("joined"))
+                    .collect()
+            });
+            let all: Vec<&PathBuf> = made.iter().flatten().collect();
+            // Every folder made exactly once, by one of the threads.
+            assert_eq!(all.iter().filter(|p| ***p == crawl).count(), 1);
+            assert_eq!(all.len(), 5, "{all:?}");
+        }
+    }
 
     #[test]
     fn host_parts_follow_the_public_suffix_list() {
