@@ -220,32 +220,14 @@ fn overview_pld_and_dataset_pages_show_the_archives_figures() {
     // A weekly chart per PLD: alpha has the most captures (10), beta next (5).
     let alpha = element(&html, "weeks-0", "</svg>");
     assert!(alpha.contains("alpha.example: captures"), "{alpha}");
-    assert_eq!(
-        alpha.matches("<rect class=\"bar captures\"").count(),
-        4,
-        "{alpha}"
-    );
-    assert_eq!(
-        alpha.matches("<rect class=\"bar changes\"").count(),
-        2,
-        "{alpha}"
-    );
+    assert_bars(alpha, 4, 2);
     assert!(alpha.contains("week of 2024-01-01: 3 captures"), "{alpha}");
     assert!(
         alpha.contains("week of 2024-01-22: 1 graph changes"),
         "{alpha}"
     );
     let beta = element(&html, "weeks-1", "</svg>");
-    assert_eq!(
-        beta.matches("<rect class=\"bar captures\"").count(),
-        4,
-        "{beta}"
-    );
-    assert_eq!(
-        beta.matches("<rect class=\"bar changes\"").count(),
-        2,
-        "{beta}"
-    );
+    assert_bars(beta, 4, 2);
     assert!(
         html.contains("3 documents captured twice or more; 2 seen to change, 1 never."),
         "{html}"
@@ -381,16 +363,7 @@ fn overview_figures_follow_the_index_as_it_grows() {
     };
     assert!(after.contains("3 documents, 15 captures."), "{after}");
     let beta = element(&after, "weeks-1", "</svg>");
-    assert_eq!(
-        beta.matches("<rect class=\"bar captures\"").count(),
-        5,
-        "{beta}"
-    );
-    assert_eq!(
-        beta.matches("<rect class=\"bar changes\"").count(),
-        3,
-        "{beta}"
-    );
+    assert_bars(beta, 5, 3);
 }
 
 #[test]
@@ -447,5 +420,19 @@ fn the_diff_page_matches_blank_nodes_as_ldwarc_diff_does() {
         text.lines().filter(|l| l.starts_with('+')).count(),
         1,
         "{text}"
+    );
+}
+
+/// The weekly chart `svg` has `captures` capture bars and `changes` graph-change bars.
+fn assert_bars(svg: &str, captures: usize, changes: usize) {
+    assert_eq!(
+        svg.matches("<rect class=\"bar captures\"").count(),
+        captures,
+        "{svg}"
+    );
+    assert_eq!(
+        svg.matches("<rect class=\"bar changes\"").count(),
+        changes,
+        "{svg}"
     );
 }
