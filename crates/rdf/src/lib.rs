@@ -14,6 +14,7 @@ mod canon;
 mod decode;
 mod diff;
 mod graph;
+mod hdt;
 mod html;
 mod jsonld;
 mod jsonld_base;
@@ -41,6 +42,7 @@ pub use graph::{
     DEFAULT_GRAPH, Graph, ParsedGraph, Quad, TermId, TermSort, parse_graph, parse_graph_with,
     spell_term, term_sort,
 };
+pub use hdt::{HdtDocument, HdtSummary, HdtWriter};
 pub use html::{
     EmbeddedReport, EmbeddedSyntaxes, MicrodataRegistry, PageOptions, RdfaGraph, charset_parameter,
     parse_page, parse_page_with,
