@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the tools the interop tests compare ldwarc against: a Python venv at .venv with
 # warcio, fastwarc, cdxj-indexer, surt, rdflib, pyoxigraph, cdx-toolkit, pyRdfa3 and extruct from PyPI,
-# microdata-rdf-streaming-parser and n3 from npm at .npm-tools, and the pywb 2.10.0
+# microdata-rdf-streaming-parser, n3 and hdt (hdt-cpp) from npm at .npm-tools, and the pywb 2.10.0
 # sample archive (from the pywb wheel) under .ci/cache, and pywb 2.10.0 itself in a second venv
 # at .venv-pywb, with py-wacz 0.6.0 (the `wacz` validator, which depends on pywb), and Comunica
 # 1.22.3 from npm under .npm-tools. Idempotent.
@@ -53,6 +53,13 @@ if [ ! -d .npm-tools/node_modules/microdata-rdf-streaming-parser ] \
   mkdir -p .npm-tools
   npm install --prefix .npm-tools --no-audit --no-fund --silent \
     'microdata-rdf-streaming-parser@3.0.0' 'n3@1.17.4' '@comunica/actor-init-sparql@1.22.3'
+fi
+# hdt-cpp through its Node.js binding, the npm `hdt` package (3.3.1 builds hdt-cpp from its C++
+# source with node-gyp: g++, make and python3, which tools/setup-tests.sh installs; 8 minutes
+# on a loaded two-core machine), the HDT reader `ldwarc snapshot --format hdt` is tested with.
+if [ ! -f .npm-tools/node_modules/hdt/build/Release/hdt.node ]; then
+  mkdir -p .npm-tools
+  npm install --prefix .npm-tools --no-audit --no-fund --silent 'hdt@3.3.1'
 fi
 
 echo "interop tools ready: $(.venv/bin/python -c 'from importlib.metadata import version as v; print(", ".join(f"{p} {v(p)}" for p in ("warcio", "fastwarc", "cdxj-indexer", "surt", "rdflib", "pyoxigraph", "cdx-toolkit", "pyRdfa3", "extruct", "pyarrow", "duckdb", "pyspark")))')"

@@ -92,6 +92,7 @@ mod serve_timeouts;
 mod serve_twins;
 mod serve_vs_pywb;
 mod simulate;
+mod snapshot_hdt;
 mod sparql_interop;
 mod stats_archive;
 mod stats_fit;

@@ -17,6 +17,9 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+# The npm `hdt` package compiles hdt-cpp (the HDT snapshot test's reader) with node-gyp.
+command -v g++ >/dev/null 2>&1 || missing+=(g++)
+command -v make >/dev/null 2>&1 || missing+=(make)
 # Java for the PySpark example's test (tests/columnar.rs, examples/spark_statements_per_host.py).
 command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
 # Debian keeps initdb/pg_ctl in /usr/lib/postgresql/<version>/bin, off PATH; the tests find them.

@@ -239,6 +239,11 @@ impl<W: Write> CountingWriter<W> {
     pub fn new(inner: W, bar: ProgressBar) -> Self {
         Self { inner, bar }
     }
+
+    /// The writer underneath, to write past the count (binary output has no lines).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.inner
+    }
 }
 
 impl<W: Write> Write for CountingWriter<W> {

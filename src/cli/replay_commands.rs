@@ -133,9 +133,12 @@ pub struct SnapshotArgs {
     at: Option<String>,
     #[command(flatten)]
     scope: ScopeArgs,
-    /// Output: N-Quads (graph name = document URL), TriG, or json (JSON Lines: one
-    /// `{"document": URL, "graph": expanded JSON-LD}` object per document).
-    #[arg(long, default_value = "nq", value_name = "nq|trig|json")]
+    /// Output: N-Quads (graph name = document URL), nq.gz (the same, gzip), TriG, json (JSON
+    /// Lines: one `{"document": URL, "graph": expanded JSON-LD}` object per document), or hdt
+    /// (HDT 1.0: the distinct triples of all documents; HDT has no named graphs, so which
+    /// document said what is not kept). nq.gz and hdt are binary: they need -o FILE, or
+    /// -o - with standard output not a terminal.
+    #[arg(long, default_value = "nq", value_name = "nq|nq.gz|trig|json|hdt")]
     format: String,
     /// Write to FILE instead of standard output (replaced only when complete; - is stdout).
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -498,14 +501,19 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
     .map_err(invalid)?;
     let format = match args.format.as_str() {
         "nq" | "nquads" | "n-quads" => SnapshotFormat::NQuads,
+        "nq.gz" => SnapshotFormat::NQuadsGzip,
         "trig" => SnapshotFormat::TriG,
         "json" | "jsonl" => SnapshotFormat::JsonLines,
+        "hdt" => SnapshotFormat::Hdt,
         other => {
             return Err(invalid(format!(
-                "--format {other}: expected nq, trig or json"
+                "--format {other}: expected nq, nq.gz, trig, json or hdt"
             )));
         }
     };
+    if matches!(format, SnapshotFormat::Hdt | SnapshotFormat::NQuadsGzip) {
+        binary_output_allowed(&args.format, args.output.as_deref())?;
+    }
     let archive = args.root.open()?.with_embedded_syntaxes(args.syntax);
     let mut report = |line: &str| tracing::warn!(target: super::logging::NOTICE_TARGET, "{line}");
     // `-o -` is standard output, as no -o.
@@ -514,33 +522,40 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
         None => output::for_data_on_stdout(|| output::counter("statements written")),
         Some(_) => output::counter("statements written"),
     };
+    // The progress counts lines: binary output has none.
+    let counted = !matches!(format, SnapshotFormat::Hdt | SnapshotFormat::NQuadsGzip);
+    let mut write = |out: &mut dyn Write| -> io::Result<_> {
+        let mut counting = output::CountingWriter::new(out, progress.clone());
+        let out: &mut dyn Write = if counted {
+            &mut counting
+        } else {
+            counting.get_mut()
+        };
+        let summary = snapshot(
+            &archive,
+            &args.scope.scope(),
+            &date,
+            format,
+            out,
+            &mut report,
+        )?;
+        out.flush()?;
+        Ok(summary)
+    };
     let summary = match to_file {
-        None => {
-            let mut out = output::CountingWriter::new(output::stdout(), progress.clone());
-            let summary = snapshot(
-                &archive,
-                &args.scope.scope(),
-                &date,
-                format,
-                &mut out,
-                &mut report,
-            )?;
-            out.flush()?;
-            summary
-        }
-        Some(path) => ldwarc_archive::output_file::write_replacing(path, |out| {
-            snapshot(
-                &archive,
-                &args.scope.scope(),
-                &date,
-                format,
-                &mut output::CountingWriter::new(out, progress.clone()),
-                &mut report,
-            )
-            .map_err(io::Error::from)
-        })?,
+        None => write(&mut output::stdout())?,
+        Some(path) => ldwarc_archive::output_file::write_replacing(path, write)?,
     };
     progress.finish_and_clear();
+    if let Some(hdt) = &summary.hdt {
+        tracing::info!(
+            target: super::logging::NOTICE_TARGET, "HDT: {} ({} subjects, {} predicates, {} objects)",
+            output::count(hdt.triples, "distinct triple"),
+            hdt.subjects,
+            hdt.predicates,
+            hdt.objects
+        );
+    }
     tracing::info!(
         target: super::logging::NOTICE_TARGET, "snapshot as of {}: {}, {} ({} URLs not documents then, {} left out, {} partial)",
         date.timestamp(),
@@ -551,6 +566,22 @@ pub fn snapshot_command(args: SnapshotArgs) -> io::Result<i32> {
         summary.partial
     );
     Ok(if summary.failed > 0 { 1 } else { 0 })
+}
+
+/// Refuses binary output (`--format hdt`, `nq.gz`) without `-o`, or to a terminal: as
+/// `cdx --format parquet` wants its folder named, a binary snapshot wants its file named,
+/// and `-o -` sends it down a pipe.
+fn binary_output_allowed(format: &str, output: Option<&Path>) -> io::Result<()> {
+    use std::io::IsTerminal;
+    match output {
+        None => Err(invalid(format!(
+            "--format {format} is binary: give -o FILE (or -o - to send it down a pipe)"
+        ))),
+        Some(path) if flags::is_stdio(path) && io::stdout().is_terminal() => Err(invalid(format!(
+            "--format {format} is binary: not written to a terminal; give -o FILE"
+        ))),
+        Some(_) => Ok(()),
+    }
 }
 
 /// Whether a diff argument reads as a file path rather than `URL@DATE`, `@DATE` or a date
@@ -828,6 +859,14 @@ pub(super) const SNAPSHOT_HELP: super::help::Sections = super::help::Sections {
         (
             "ldwarc snapshot @2024 --domain example.org --format trig",
             "one domain at the end of 2024, TriG",
+        ),
+        (
+            "ldwarc snapshot @2024-03-15 --format hdt -o dataset.hdt",
+            "the distinct triples that day as HDT (no named graphs: not which document said what)",
+        ),
+        (
+            "ldwarc snapshot @2024-03-15 --format nq.gz -o - | ssh host 'cat > dataset.nq.gz'",
+            "gzip N-Quads down a pipe (binary formats are not written to a terminal)",
         ),
     ],
     exit_status: &[(

@@ -12,7 +12,10 @@ use std::io::Write;
 
 use ldwarc_archive::index::Capture;
 use ldwarc_archive::index::query::{MatchType, key_range, key_range_for_prefix};
-use ldwarc_rdf::{Graph, GraphDiff, OutputFormat, SNIFF_LEN, Syntax, choose_syntaxes, diff};
+use ldwarc_rdf::{
+    Graph, GraphDiff, HdtDocument, HdtSummary, HdtWriter, OutputFormat, SNIFF_LEN, Syntax,
+    choose_syntaxes, diff,
+};
 
 use super::date::ReplayDate;
 use super::error::ReplayError;
@@ -62,12 +65,19 @@ pub enum SnapshotFormat {
     /// N-Quads, the document URL as graph name of its triples.
     #[default]
     NQuads,
+    /// N-Quads compressed with gzip (one member, the whole stream).
+    NQuadsGzip,
     /// TriG, one `<document> { … }` block per document.
     TriG,
     /// JSON Lines for scripts: one object per document, `{"document": URL, "graph": …}`, the
     /// graph in expanded JSON-LD (blank node labels are scoped to their line, as JSON-LD scopes
     /// them to a document).
     JsonLines,
+    /// HDT 1.0 (binary): the distinct triples of every document, whatever graph they were
+    /// in (HDT has no named graphs). Written once the last document is read, since HDT's
+    /// dictionary is sorted: memory holds every distinct term once and three numbers per
+    /// statement.
+    Hdt,
 }
 
 /// What a snapshot wrote.
@@ -81,8 +91,19 @@ pub struct SnapshotSummary {
     pub not_documents: u64,
     /// Documents left out because they could not be read or parsed (each reported).
     pub failed: u64,
-    /// Documents whose graph is partial (a parse error after some statements; reported).
+    /// Documents whose graph is partial (a parse error after some statements, or in HDT
+    /// statements it cannot hold; reported).
     pub partial: u64,
+    /// For HDT, what the file holds (distinct triples, terms).
+    pub hdt: Option<HdtSummary>,
+}
+
+/// One document made ready for the output on a worker thread.
+enum Rendered {
+    /// Text to append.
+    Text(String),
+    /// Statements for the HDT writer.
+    Hdt(HdtDocument),
 }
 
 /// Calls `visit` with each URL in `scope` and its replayable captures (oldest first), in
@@ -198,25 +219,64 @@ pub fn snapshot(
     out: &mut dyn Write,
     report: &mut dyn FnMut(&str),
 ) -> Result<SnapshotSummary, ReplayError> {
+    if format == SnapshotFormat::NQuadsGzip {
+        let mut compressed = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+        let summary = snapshot(
+            archive,
+            scope,
+            date,
+            SnapshotFormat::NQuads,
+            &mut compressed,
+            report,
+        )?;
+        compressed
+            .finish()
+            .map_err(|e| ReplayError::io(format!("writing the snapshot: {e}")))?;
+        return Ok(summary);
+    }
     let mut summary = SnapshotSummary::default();
     let mut failure: Option<std::io::Error> = None;
+    let mut hdt = (format == SnapshotFormat::Hdt).then(HdtWriter::new);
     let files = OpenWarcFiles::for_scan();
     let scanned = ordered_pipeline(
         |emit| scan_documents(archive, scope, date, emit),
         |capture| {
             graph_of(archive, &files, capture).map(|(graph, error)| {
-                let text = render_document(&graph, &capture.url, format, &blank_prefix(capture));
-                (graph.len(), text, error)
+                let prefix = blank_prefix(capture);
+                let rendered = match format {
+                    SnapshotFormat::Hdt => Rendered::Hdt(HdtDocument::from_graph(&graph, &prefix)),
+                    _ => Rendered::Text(render_document(&graph, &capture.url, format, &prefix)),
+                };
+                (graph.len(), rendered, error)
             })
         },
         |captures, rendered| {
             for (capture, result) in captures.iter().zip(rendered) {
                 match result {
-                    Ok((statements, text, error)) => {
-                        if failure.is_none()
-                            && let Err(e) = out.write_all(text.as_bytes())
-                        {
-                            failure = Some(e);
+                    Ok((statements, rendered, error)) => {
+                        match rendered {
+                            Rendered::Text(text) => {
+                                if failure.is_none()
+                                    && let Err(e) = out.write_all(text.as_bytes())
+                                {
+                                    failure = Some(e);
+                                }
+                            }
+                            Rendered::Hdt(document) => {
+                                if let Some(writer) = hdt.as_mut() {
+                                    writer.add_document(&document);
+                                }
+                                if document.left_out() > 0 {
+                                    // Counted once with a parse error's partial graph.
+                                    summary.partial += u64::from(error.is_none());
+                                    report(&format!(
+                                        "{}: {} statements left out of the HDT file (RDF 1.2 \
+                                         triple terms or NUL characters, which HDT cannot hold)",
+                                        capture.url,
+                                        document.left_out()
+                                    ));
+                                }
+                            }
                         }
                         summary.documents += 1;
                         summary.statements += statements as u64;
@@ -235,6 +295,15 @@ pub fn snapshot(
         },
     );
     summary.not_documents += scanned?;
+    if let Some(writer) = hdt
+        && failure.is_none()
+    {
+        let base = format!("urn:ldwarc:snapshot:{}", date.timestamp());
+        match writer.write(&base, out) {
+            Ok(written) => summary.hdt = Some(written),
+            Err(e) => failure = Some(e),
+        }
+    }
     match failure {
         Some(error) => Err(ReplayError::io(format!("writing the snapshot: {error}"))),
         None => Ok(summary),
@@ -282,7 +351,7 @@ fn render_document(graph: &Graph, url: &str, format: SnapshotFormat, blank_prefi
     let name = format!("<{url}>");
     let mut text = String::new();
     match format {
-        SnapshotFormat::NQuads => {
+        SnapshotFormat::NQuads | SnapshotFormat::NQuadsGzip => {
             for quad in graph.quads() {
                 graph.spell_quad(quad, Some(&name), blank_prefix, &mut text);
             }
@@ -304,6 +373,8 @@ fn render_document(graph: &Graph, url: &str, format: SnapshotFormat, blank_prefi
             }
         }
         SnapshotFormat::JsonLines => render_json_line(graph, url, &mut text),
+        // The HDT writer takes the statements themselves.
+        SnapshotFormat::Hdt => {}
     }
     text
 }
