@@ -1,8 +1,10 @@
 //! Snapshot and dataset-diff throughput: a synthetic archive of about 20,000 Linked Data
 //! documents (Turtle responses and revisits over several hours, see
 //! `tests/support/synthetic_archive.rs`) is indexed, then `ldwarc_timetravel::replay::snapshot` writes the
-//! whole dataset as of the last hour and `diff_dataset` compares the first and last hours.
-//! Prints documents, statements, statements per second and peak RSS.
+//! whole dataset as of the last hour, then writes it again as HDT (`--format hdt`: the
+//! distinct triples, dictionary and BitmapTriples) and prints its time next to the N-Quads
+//! time (target: HDT within 2x of N-Quads), and `diff_dataset` compares the first and last
+//! hours. Prints documents, statements, statements per second and peak RSS.
 //!
 //! Knobs: `LDWARC_BENCH_SNAPSHOT_DOCS` (default 20000), `LDWARC_BENCH_DIR` (keep the archive).
 
@@ -109,6 +111,32 @@ fn main() {
         sink.bytes as f64 / 1e6,
         summary.statements as f64 / seconds,
         summary.documents as f64 / seconds
+    );
+
+    let nquads_seconds = seconds;
+    let mut hdt_sink = Counter::default();
+    let started = Instant::now();
+    let hdt = snapshot(
+        &replay,
+        &Scope::All,
+        &end,
+        SnapshotFormat::Hdt,
+        &mut hdt_sink,
+        &mut |line| eprintln!("{line}"),
+    )
+    .expect("HDT snapshot");
+    let seconds = started.elapsed().as_secs_f64();
+    let written = hdt.hdt.expect("an HDT summary");
+    let ratio = seconds / nquads_seconds;
+    println!(
+        "snapshot --format hdt  {} distinct triples ({} subjects, {} predicates, {} objects), \
+         {:.1} MB in {seconds:.2} s: {ratio:.2}x the N-Quads time (target <= 2x: {})",
+        written.triples,
+        written.subjects,
+        written.predicates,
+        written.objects,
+        hdt_sink.bytes as f64 / 1e6,
+        if ratio <= 2.0 { "met" } else { "MISSED" }
     );
 
     let first = ReplayDate::from_instant(base_time() + TimeDelta::minutes(59));
