@@ -542,23 +542,16 @@ fn write_pfc<'a>(
         text.push(0);
         previous = bytes;
     }
-    if count > 0 {
-        // The end of the last block closes the offsets.
-        blocks.push(text.len() as u64);
-    }
+    // The end of the last block closes the offsets, even in an empty section: hdt-cpp
+    // counts the blocks as the offsets less one, and an empty list made it read past them.
+    blocks.push(text.len() as u64);
     let mut head = vec![TYPE_PFC];
     vbyte(count as u64, &mut head);
     vbyte(text.len() as u64, &mut head);
     vbyte(BLOCK_SIZE as u64, &mut head);
     head.push(crc8(&head));
     out.write_all(&head)?;
-    // An empty section has hdt-cpp's empty sequence of 32-bit entries.
-    let width = if blocks.is_empty() {
-        32
-    } else {
-        bits_for(text.len() as u64)
-    };
-    write_log_sequence(out, &blocks, width)?;
+    write_log_sequence(out, &blocks, bits_for(text.len() as u64))?;
     out.write_all(&text)?;
     out.write_all(&crc32c(&text).to_le_bytes())
 }
@@ -833,5 +826,13 @@ mod tests {
         assert_eq!(&out[11..15], &crc32c(&out[9..11]).to_le_bytes());
         assert_eq!(&out[15..15 + text.len()], text);
         assert_eq!(&out[15 + text.len()..], &crc32c(text).to_le_bytes());
+
+        // An empty section still closes its offsets: one entry, 0.
+        let mut empty = Vec::new();
+        write_pfc(&mut empty, std::iter::empty(), 0).unwrap();
+        assert_eq!(&empty[..4], &[2, 0x80, 0x80, 0x90]);
+        assert_eq!(&empty[5..8], &[TYPE_SEQUENCE_LOG, 1, 0x81]);
+        assert_eq!(empty[9], 0);
+        assert_eq!(empty.len(), 10 + 4 + 4);
     }
 }
