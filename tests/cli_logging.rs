@@ -159,7 +159,7 @@ fn the_error_that_ends_a_command_is_a_json_line_too() {
         ),
         (
             vec!["snapshot", "--root", &root, "@now", "--format", "xml"],
-            "--format xml: expected nq, trig or json",
+            "--format xml: expected nq, nq.gz, trig, json or hdt",
         ),
     ] {
         for global in [

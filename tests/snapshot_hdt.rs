@@ -280,3 +280,47 @@ fn binary_formats_want_a_file_and_a_bad_one_leaves_nothing() {
     );
     assert!(!text.contains("$HDT"), "{text}");
 }
+
+#[test]
+fn statements_hdt_cannot_hold_are_left_out_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("archive");
+    let body = format!(
+        "@prefix ex: <{EX}> .\n\
+         ex:claim ex:states <<( ex:s ex:p ex:o )>> .\n\
+         ex:claim ex:label \"kept\" .\n"
+    );
+    write_archive(
+        &root,
+        &[Exchange::ok(
+            "http://data.example/rdf12",
+            "2024-03-01T10:00:00Z",
+            "text/turtle",
+            body.as_bytes(),
+        )],
+    );
+    let hdt = dir.path().join("snapshot.hdt");
+    let output = snapshot(
+        &root,
+        &[
+            "@2024-03-02",
+            "--format",
+            "hdt",
+            "-o",
+            hdt.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "http://data.example/rdf12: 1 statements left out of the HDT file (RDF 1.2 triple terms"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 partial"), "{stderr}");
+    assert_eq!(
+        listed_triples("hdt", &hdt),
+        [format!("<{EX}claim> <{EX}label> \"kept\" .")]
+    );
+}
