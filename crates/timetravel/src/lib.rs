@@ -13,8 +13,8 @@
 
 #![warn(missing_docs)]
 
-pub mod replay;
 pub mod publish;
+pub mod replay;
 pub mod sparql;
 pub mod stats;
 pub mod triples;
