@@ -552,10 +552,7 @@ fn describe_counts_what_every_download_holds() {
         objects(&all, &series, RDF_TYPE),
         [format!("<{DCAT}DatasetSeries>")]
     );
-    assert_eq!(
-        objects(&all, &series, &format!("<{DCAT}first>")),
-        [first.clone()]
-    );
+    assert_eq!(objects(&all, &series, &format!("<{DCAT}first>")), [first]);
     assert_eq!(
         objects(&all, &series, &format!("<{DCAT}last>")),
         [format!("<{void}#example.org-20240305>")]

@@ -37,13 +37,16 @@ const OPEN_MAX_AGE: u32 = 60;
 /// One computed value, for the index size it was computed at, with its share of the budget.
 type Kept<T> = Option<(u64, Arc<T>, Option<Reservation>)>;
 
+/// A kept download: (index size, pld, day), its gzip bytes and their reservation.
+type KeptDownload = ((u64, String, String), Arc<Vec<u8>>, Reservation);
+
 /// What the publishing routes keep between requests.
 #[derive(Default)]
 pub(crate) struct Cache {
     description: Mutex<Kept<Description>>,
     stream: Mutex<Kept<Stream>>,
-    /// Recent downloads: (index size, pld, day), gzip bytes and their reservation.
-    downloads: Mutex<VecDeque<((u64, String, String), Arc<Vec<u8>>, Reservation)>>,
+    /// Recent downloads, oldest first.
+    downloads: Mutex<VecDeque<KeptDownload>>,
 }
 
 /// The value in `slot` if computed at `generation`, else computed now (the lock held, so
