@@ -19,7 +19,7 @@ fi
 .venv/bin/pip install --quiet --disable-pip-version-check \
   'warcio==1.8.1' 'fastwarc==2.0.1' 'cdxj-indexer==1.5.0' 'surt==0.3.1' 'rdflib==7.6.0' 'pyoxigraph==0.5.13' \
   'cdx-toolkit==0.9.39' 'pyRdfa3==3.6.5' 'extruct==0.18.0' \
-  'pyarrow==26.0.1' 'duckdb==2.0.0' 'pyspark==4.3.0'
+  'pyarrow==26.0.1' 'duckdb==2.0.0' 'pyspark==4.3.0' 'pyshacl==0.40.1'
 
 if [ ! -x .venv-pywb/bin/python ]; then
   "$PYTHON" -m venv .venv-pywb
@@ -62,6 +62,14 @@ if [ ! -f .npm-tools/node_modules/hdt/build/Release/hdt.node ]; then
   npm install --prefix .npm-tools --no-audit --no-fund --silent 'hdt@3.3.1'
 fi
 
-echo "interop tools ready: $(.venv/bin/python -c 'from importlib.metadata import version as v; print(", ".join(f"{p} {v(p)}" for p in ("warcio", "fastwarc", "cdxj-indexer", "surt", "rdflib", "pyoxigraph", "cdx-toolkit", "pyRdfa3", "extruct", "pyarrow", "duckdb", "pyspark")))')"
+# The TREEcg LDES client 0.3.0 that replicates `ldwarc serve`'s /ldes in the publishing test,
+# in a folder of its own so that its dependencies (n3, rdf-dereference) do not move the ones
+# above.
+if [ ! -x .npm-tools/ldes/node_modules/.bin/ldes-client ]; then
+  mkdir -p .npm-tools/ldes
+  npm install --prefix .npm-tools/ldes --no-audit --no-fund --silent 'ldes-client@0.3.0'
+fi
+
+echo "interop tools ready: $(.venv/bin/python -c 'from importlib.metadata import version as v; print(", ".join(f"{p} {v(p)}" for p in ("warcio", "fastwarc", "cdxj-indexer", "surt", "rdflib", "pyoxigraph", "cdx-toolkit", "pyRdfa3", "extruct", "pyarrow", "duckdb", "pyspark", "pyshacl")))')"
 echo "comunica ready:$(.npm-tools/node_modules/.bin/comunica-sparql --version 2>&1 | grep -m1 'Init Actor' | tr -s ' |' ' ')"
 echo "pywb ready: $(.venv-pywb/bin/python -c 'import pywb; from importlib.metadata import version; print("pywb", pywb.__version__, "wacz", version("wacz"))')"

@@ -71,6 +71,7 @@ mod parser_isolation;
 mod plan_currency;
 mod plan_nodes;
 mod post_captures;
+mod publish;
 mod publishable;
 mod pywb_replay;
 mod query_vs_pywb;

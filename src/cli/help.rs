@@ -97,6 +97,7 @@ pub fn sections(path: &str) -> Option<Sections> {
         "replay" => super::replay_commands::REPLAY_HELP,
         "history" => super::replay_commands::HISTORY_HELP,
         "snapshot" => super::replay_commands::SNAPSHOT_HELP,
+        "describe" => super::describe::DESCRIBE_HELP,
         "sparql" => super::sparql_command::SPARQL_HELP,
         "diff" => super::replay_commands::DIFF_HELP,
         "when" => super::when_command::WHEN_HELP,

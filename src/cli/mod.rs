@@ -2,6 +2,7 @@
 
 mod crawl_commands;
 mod dates;
+mod describe;
 mod docs;
 mod extract_command;
 mod flags;
@@ -138,6 +139,19 @@ enum Command {
         than memory works. Exits 1 when a document could not be read or parsed (each is reported)."
     )]
     Snapshot(replay_commands::SnapshotArgs),
+    /// The archive as VoID + DCAT 3: a catalogue of its datasets, one per domain and crawl day.
+    #[command(
+        long_about = "Print the archive's description in VoID and DCAT 3 (what `ldwarc serve` answers \
+        at /.well-known/void): a dcat:Catalog with one dcat:DatasetSeries per pay-level domain and \
+        one dcat:Dataset per crawl day of that domain (a UTC day with captures of it), standing for \
+        the domain's documents as `ldwarc snapshot` has them at the end of that day. Each dataset \
+        carries dct:issued, dct:temporal, VoID statistics (triples, entities, distinct subjects and \
+        objects, properties, class and property partitions), its documents (dct:source) and their \
+        mementos (prov:wasDerivedFrom), and an N-Quads gzip distribution at the server's \
+        /download/DAY/PLD.nq.gz. --base is the URL the archive is served at. Exits 1 when a \
+        document could not be read or parsed (each is reported)."
+    )]
+    Describe(describe::DescribeArgs),
     /// Statements added and removed between two captures, two dates, or two RDF files.
     #[command(
         long_about = "URL@DATE1 [URL@]DATE2: the statements removed and added between the graphs \
@@ -272,6 +286,7 @@ pub fn run() -> i32 {
         Command::Monitor(args) => monitor_commands::monitor(args),
         Command::History(args) => replay_commands::history_command(args),
         Command::Snapshot(args) => replay_commands::snapshot_command(args),
+        Command::Describe(args) => describe::describe_command(args),
         Command::Diff(args) => replay_commands::diff_command(args),
         Command::When(args) => when_command::when_command(args),
         Command::Sparql(args) => sparql_command::sparql_command(args),
@@ -312,6 +327,7 @@ fn require_archives(command: &Command) -> std::io::Result<()> {
         Command::Replay(args) => args.root.require_archives(),
         Command::History(args) => args.root.require_archives(),
         Command::Snapshot(args) => args.root.require_archives(),
+        Command::Describe(args) => args.root.require_archives(),
         Command::When(args) => args.root.require_archives(),
         Command::Sparql(args) => args.root.require_archives(),
         Command::Stats(args) => args.root.require_archives(),

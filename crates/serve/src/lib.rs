@@ -15,6 +15,8 @@
 //! | `/timemap/link/{url}`, `/timemap/json/{url}` | TimeMaps |
 //! | `/`, `/search`, `/timeline`, `/calendar`, `/capture`, `/diff`, `/overview`, `/pld`, `/dataset`, `/render` | pages |
 //! | `/tpf`, `/tpf/timegate`, `/tpf/{timestamp}` | Triple Pattern Fragments, with Memento |
+//! | `/.well-known/void`, `/download/{day}/{pld}.nq.gz` | VoID + DCAT 3 description, dataset downloads |
+//! | `/ldes`, `/ldes/{page}` | the event stream of every graph change (LDES) |
 //! | `/sparql` | SPARQL 1.1 Protocol over the dataset at a date (also `POST`; not public); a query form and results table for browsers |
 
 #![warn(missing_docs)]
@@ -34,6 +36,7 @@ mod paging;
 mod panics;
 mod protocol;
 pub mod public;
+mod publish;
 mod replay;
 mod rewrite;
 mod sparql;
@@ -132,6 +135,8 @@ pub(crate) struct AppState {
     pub(crate) sparql_worker: Option<PathBuf>,
     /// `/sparql` workers running now, at most [`sparql::MAX_WORKERS`].
     pub(crate) sparql_workers: std::sync::atomic::AtomicUsize,
+    /// The description, event stream and downloads of [`publish`].
+    pub(crate) publish: publish::Cache,
 }
 
 /// The state handed to handlers.
@@ -208,6 +213,7 @@ fn prepare(config: &ServeConfig) -> Result<State, ServeError> {
         roots: config.roots.clone(),
         sparql_worker: config.sparql_worker.clone(),
         sparql_workers: std::sync::atomic::AtomicUsize::new(0),
+        publish: publish::Cache::default(),
     }))
 }
 
@@ -231,6 +237,10 @@ pub(crate) fn router(state: State) -> Router {
         .route("/render", get(pages::render))
         .route("/tpf", get(tpf::fragment))
         .route("/tpf/{*rest}", get(tpf::dated))
+        .route("/.well-known/void", get(publish::void))
+        .route("/download/{day}/{file}", get(publish::download))
+        .route("/ldes", get(publish::ldes_root))
+        .route("/ldes/{page}", get(publish::ldes_page))
         .route(
             "/sparql",
             get(sparql::get_endpoint).post(sparql::post_endpoint),

@@ -28,6 +28,9 @@ pub const PUBLIC_ROUTES: &[&str] = &[
     "/dataset",
     "/render",
     "/tpf",
+    "/.well-known/void",
+    "/download/",
+    "/ldes",
 ];
 
 /// Whether `path` is served in public mode (`/` or under a [`PUBLIC_ROUTES`] prefix).
@@ -74,6 +77,10 @@ mod tests {
             "/pld",
             "/dataset",
             "/favicon.ico",
+            "/.well-known/void",
+            "/download/20240301/example.org.nq.gz",
+            "/ldes",
+            "/ldes/0",
         ] {
             assert!(is_public(path), "{path}");
         }
@@ -86,6 +93,8 @@ mod tests {
             "/calendars",
             "/index",
             "/web",
+            "/ldesx",
+            "/download",
         ] {
             assert!(!is_public(path), "{path}");
         }

@@ -415,6 +415,7 @@ mod tests {
             roots: vec![root.to_path_buf()],
             sparql_worker: None,
             sparql_workers: std::sync::atomic::AtomicUsize::new(0),
+            publish: crate::publish::Cache::default(),
         })
     }
 

@@ -7,11 +7,13 @@
 //!   history of graph changes, dataset snapshots and diffs, WACZ export and import;
 //! - [`triples`]: the versioned triple index, every document's statements over time;
 //! - [`sparql`]: SPARQL queries over the dataset as it stood at a date;
+//! - [`publish`]: the archive as Linked Data: VoID + DCAT 3 description, LDES;
 //! - [`stats`]: change statistics of an archive's documents, fed to the estimators of
 //!   `ldwarc-dynamics`, and their figures.
 
 #![warn(missing_docs)]
 
+pub mod publish;
 pub mod replay;
 pub mod sparql;
 pub mod stats;

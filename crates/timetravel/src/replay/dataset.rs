@@ -145,7 +145,7 @@ pub(crate) fn scan_urls(
 
 /// The capture holding the URL's document at `date`, or `None` when it had none then (no
 /// capture yet, a redirect, or an error status).
-fn document_at(captures: &[Capture], date: &ReplayDate) -> Option<Capture> {
+pub(crate) fn document_at(captures: &[Capture], date: &ReplayDate) -> Option<Capture> {
     pick_capture(captures, date, Pick::Before)
         .filter(|capture| {
             redirect_target(capture).is_none()
