@@ -12,7 +12,8 @@ use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
 use crate::common::{ldwarc, manifest_dir, run, stdout_ok, venv_bin};
 use crate::serve_server::LdwarcServer;
 use crate::versioned_people::{
-    Generated, SCHEMA, Spec, base_time, document_url, employer_iri, generate, person_iri,
+    Generated, SCHEMA, Spec, base_time, document_url, employer_iri, generate, generate_versions,
+    generate_with_heights, person_iri,
 };
 
 fn small_spec() -> Spec {
@@ -165,15 +166,38 @@ fn when_gives_every_employment_interval() {
             ..small_spec()
         },
     );
-    run(ldwarc().arg("index").arg("--root").arg(empty.path()));
+    run(ldwarc()
+        .args(["index", "--no-triples", "--root"])
+        .arg(empty.path()));
     let output = run(ldwarc()
         .args(["when", "?s ?p ?o", "--root"])
         .arg(empty.path()));
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("ldwarc index --triples"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.trim().lines().count() == 1
+            && stderr.trim().ends_with(&format!(
+                "{root}: no triple index was built for this archive; run `ldwarc index --root {root}`",
+                root = empty.path().display()
+            )),
+        "{stderr}"
+    );
     assert!(
         !empty.path().join("triples").exists(),
         "a read command wrote the triple index"
+    );
+    // `ldwarc index` alone builds it: `when` and `/tpf` answer with no separate step.
+    let output = run(ldwarc().args(["index", "--root"]).arg(empty.path()));
+    stdout_ok(&output, "ldwarc index");
+    let output = run(ldwarc()
+        .args(["when", "?s a <http://schema.org/Person>", "--root"])
+        .arg(empty.path()));
+    assert_eq!(
+        stdout_ok(&output, "ldwarc when")
+            .lines()
+            .filter(|l| l.contains("schema.org/Person"))
+            .count(),
+        small_spec().people_per_document,
     );
 }
 
@@ -379,5 +403,283 @@ fn comunica_at_a_date_answers_as_pyoxigraph_over_the_snapshot() {
     assert!(
         answers[0] != answers[1] && answers[1] != answers[2],
         "the dates should answer differently"
+    );
+}
+
+/// pyoxigraph's `SELECT ?v ?u` rows over an N-Quads snapshot, as SPARQL JSON results.
+const PYOXIGRAPH_VALUES: &str = r#"
+import json, sys
+import pyoxigraph as ox
+store = ox.Store()
+store.load(path=sys.argv[1], format=ox.RdfFormat.N_QUADS)
+rows = []
+for solution in store.query(sys.argv[2], use_default_graph_as_union=True):
+    rows.append({"v": {"value": solution["v"].value}, "u": {"value": solution["u"].value}})
+print(json.dumps({"results": {"bindings": rows}}))
+"#;
+
+/// `(?v, ?u)` rows of SPARQL JSON results, as a set, and how many rows there were.
+fn value_rows(json: &serde_json::Value) -> (BTreeSet<(String, String)>, usize) {
+    let bindings = json["results"]["bindings"]
+        .as_array()
+        .expect("SPARQL JSON results");
+    let rows = bindings
+        .iter()
+        .map(|b| {
+            (
+                b["v"]["value"].as_str().unwrap().to_string(),
+                b["u"]["value"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (rows, bindings.len())
+}
+
+#[test]
+fn comunica_joins_through_blank_nodes_as_pyoxigraph_over_the_snapshot() {
+    let comunica = comunica();
+    let python = venv_bin("python");
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec {
+        documents: 4,
+        people_per_document: 20,
+        versions: 3,
+        changed_documents: 0.7,
+        changed_people: 0.3,
+        employers: 4,
+        seed: 34,
+    };
+    generate_with_heights(dir.path(), &spec);
+    let output = run(ldwarc()
+        .args(["index", "--triples", "--root"])
+        .arg(dir.path()));
+    stdout_ok(&output, "ldwarc index --triples");
+    let server = LdwarcServer::start(dir.path(), &[]);
+    // Each height is a blank node: the join goes through it from one fragment to the next.
+    let query = format!(
+        "SELECT DISTINCT ?v ?u WHERE {{ ?s a <{SCHEMA}PropertyValue> ; <{SCHEMA}value> ?v ; <{SCHEMA}unitCode> ?u }}"
+    );
+    let mut answers = Vec::new();
+    for version in [0i64, 2] {
+        let date = evening(version);
+        let snapshot = dir.path().join(format!("snapshot-{version}.nq"));
+        let output = run(ldwarc()
+            .args(["snapshot", "-o"])
+            .arg(&snapshot)
+            .arg("--root")
+            .arg(dir.path())
+            .arg(format!("@{}", iso(date))));
+        stdout_ok(&output, "ldwarc snapshot");
+        let output = run(Command::new(&python)
+            .args(["-c", PYOXIGRAPH_VALUES])
+            .arg(&snapshot)
+            .arg(&query));
+        let expected =
+            value_rows(&serde_json::from_str(&stdout_ok(&output, "pyoxigraph")).unwrap());
+        let output = run(Command::new(&comunica)
+            .arg(format!("http://127.0.0.1:{}/tpf", server.port))
+            .args([
+                "-d",
+                &iso(date),
+                "-t",
+                "application/sparql-results+json",
+                "-q",
+            ])
+            .arg(&query));
+        let got =
+            value_rows(&serde_json::from_str(&stdout_ok(&output, "comunica-sparql")).unwrap());
+        assert!(expected.1 > 10, "pyoxigraph found {} rows", expected.1);
+        assert_eq!(got, expected, "at {}", iso(date));
+        answers.push(expected.0);
+    }
+    assert_ne!(
+        answers[0], answers[1],
+        "the dates should answer differently"
+    );
+}
+
+#[test]
+fn a_skolem_iri_of_a_capture_not_in_force_gives_an_empty_fragment() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec {
+        documents: 1,
+        people_per_document: 1,
+        versions: 2,
+        changed_documents: 1.0,
+        changed_people: 1.0,
+        employers: 2,
+        seed: 3,
+    };
+    generate_with_heights(dir.path(), &spec);
+    let output = run(ldwarc()
+        .args(["index", "--triples", "--root"])
+        .arg(dir.path()));
+    stdout_ok(&output, "ldwarc index --triples");
+    let server = LdwarcServer::start(dir.path(), &[]);
+    let first = evening(0).format("%Y%m%d%H%M%S").to_string();
+    let second = evening(1).format("%Y%m%d%H%M%S").to_string();
+    let value = format!("{SCHEMA}value");
+    let response = server.get_with(
+        &format!("/tpf/{first}?predicate={}", encode(&value)),
+        &[("Accept", "application/n-triples")],
+    );
+    assert_eq!(response.status, 200);
+    let data: Vec<_> = triples_of(&response.text())
+        .into_iter()
+        .filter(|t| t.1 == format!("<{value}>"))
+        .collect();
+    assert_eq!(data.len(), 1, "{}", response.text());
+    let skolem = data[0].0.trim_matches(['<', '>']).to_string();
+    let prefix = format!("http://127.0.0.1:{}/.well-known/genid/", server.port);
+    assert!(skolem.starts_with(&prefix), "{skolem}");
+    let ask = |stamp: &str| {
+        let response = server.get_with(
+            &format!("/tpf/{stamp}?subject={}", encode(&skolem)),
+            &[("Accept", "application/n-triples")],
+        );
+        assert_eq!(response.status, 200, "{}", response.text());
+        triples_of(&response.text())
+            .into_iter()
+            .filter(|t| t.0 == format!("<{skolem}>"))
+            .count()
+    };
+    // In force: its three statements; at the next capture (another capture of the
+    // document), an empty fragment.
+    assert_eq!(ask(&first), 3);
+    assert_eq!(ask(&second), 0);
+}
+
+/// Percent-encodes a parameter value.
+fn encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+#[test]
+fn tpf_without_a_triple_index_says_so_without_server_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(
+        dir.path(),
+        &Spec {
+            documents: 1,
+            versions: 1,
+            ..small_spec()
+        },
+    );
+    let output = run(ldwarc()
+        .args(["index", "--no-triples", "--root"])
+        .arg(dir.path()));
+    stdout_ok(&output, "ldwarc index --no-triples");
+    let server = LdwarcServer::start(dir.path(), &[]);
+    for path in ["/tpf", "/tpf/20240301220000", "/tpf/timegate"] {
+        let response = server.get(path);
+        assert_eq!(response.status, 404, "{path}");
+        assert_eq!(
+            response.text(),
+            "no triple index was built for this archive\n",
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn indexes_updated_as_the_archive_grows_equal_a_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec {
+        documents: 5,
+        people_per_document: 4,
+        versions: 14,
+        changed_documents: 0.3,
+        changed_people: 0.3,
+        employers: 4,
+        seed: 40,
+    };
+    // Four crawls of revisits and changes at a time, each followed by `ldwarc index`.
+    let answers = |root: &Path| {
+        let cdx = stdout_ok(
+            &run(ldwarc().arg("cdx").arg("--root").arg(root)),
+            "ldwarc cdx",
+        );
+        let when = stdout_ok(
+            &run(ldwarc()
+                .args(["when", "--format", "json", "?s ?p ?o", "--root"])
+                .arg(root)),
+            "ldwarc when",
+        );
+        // In the index's order of term numbers, which depend on the order terms were met.
+        let mut when: Vec<String> = when.lines().map(String::from).collect();
+        when.sort();
+        (cdx, when)
+    };
+    for step in (0..spec.versions).step_by(4) {
+        generate_versions(dir.path(), &spec, step..(step + 4).min(spec.versions));
+        let output = run(ldwarc().args(["index", "--root"]).arg(dir.path()));
+        stdout_ok(&output, "ldwarc index");
+    }
+    let grown = answers(dir.path());
+    assert!(
+        grown.0.contains("\"revisit\"") || grown.0.contains("warc/revisit"),
+        "{}",
+        grown.0
+    );
+    let output = run(ldwarc()
+        .args(["index", "--rebuild", "--root"])
+        .arg(dir.path()));
+    stdout_ok(&output, "ldwarc index --rebuild");
+    let rebuilt = answers(dir.path());
+    assert_eq!(grown.0, rebuilt.0, "the CDXJ of the grown index");
+    assert_eq!(grown.1, rebuilt.1, "the triple index's intervals");
+    assert_eq!(
+        grown.0.lines().count(),
+        spec.documents * spec.versions,
+        "every capture indexed"
+    );
+}
+
+#[test]
+fn a_crawl_leaves_the_triple_index_current_unless_told_not_to() {
+    let web = ldwarc_testweb::Web::fixture().unwrap();
+    let seeds = web.seeds.clone();
+    let server = ldwarc_testweb::TestWebServer::start(web).unwrap();
+    let network = crate::common::loopback_resolve(server.port());
+    let when = |root: &Path| {
+        run(ldwarc()
+            .args(["when", "--format", "json", "?s ?p ?o", "--root"])
+            .arg(root))
+    };
+    let crawled = |flags: &[&str]| {
+        let root = tempfile::tempdir().unwrap();
+        let output = run(ldwarc()
+            .arg("crawl")
+            .arg("--root")
+            .arg(root.path())
+            .args(["--delay", "0.05s", "--hops", "1", "--timeout", "10s"])
+            .args(flags)
+            .args(&network)
+            .args(&seeds));
+        stdout_ok(&output, "ldwarc crawl");
+        root
+    };
+    // No separate step: `when` answers right after the crawl, from the crawled documents.
+    let root = crawled(&[]);
+    let text = stdout_ok(&when(root.path()), "ldwarc when after a crawl");
+    let documents: BTreeSet<String> = text
+        .lines()
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            value["document"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert!(
+        seeds.iter().any(|seed| documents.contains(seed)),
+        "{documents:?}"
+    );
+    // `--no-triples`: the triple index is left as it was (here: never built).
+    let root = crawled(&["--no-triples"]);
+    let output = when(root.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("no triple index was built"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
     );
 }

@@ -32,6 +32,10 @@ pub struct CrawlArgs {
     /// With --state: start a new crawl even while another one is running in the database.
     #[arg(long)]
     force: bool,
+    /// Leave the versioned triple index as it is at the end (by default the crawl brings it
+    /// up to date with the captures it made).
+    #[arg(long)]
+    no_triples: bool,
     #[command(flatten)]
     output: super::flags::TextFormat,
 }
@@ -49,13 +53,14 @@ pub fn crawl_command(args: CrawlArgs) -> io::Result<i32> {
     });
     bar.finish_and_clear();
     let summary = result.map_err(io::Error::other)?;
+    let triples_ok = args.no_triples || super::when_command::follow_captures(&args.root.root);
     print_summary(&summary, args.output.is_json())?;
     print_failures(&summary.failures);
     if summary.failures.no_seed_fetched() {
         tracing::error!(target: super::logging::NOTICE_TARGET, "no seed could be fetched");
         return Ok(1);
     }
-    Ok(0)
+    Ok(if triples_ok { 0 } else { 1 })
 }
 
 /// Refuses a new crawl none of whose seeds can be fetched (no http(s) URL among them), before

@@ -37,10 +37,15 @@ pub struct IndexArgs {
     /// Prove the index and the files agree: every record indexed, every revisit resolved.
     #[arg(long, conflicts_with = "rebuild")]
     verify: bool,
-    /// Then bring the versioned triple index under <root>/triples up to date (every new
-    /// capture parsed as a version of its document; with --rebuild, rebuilt from all).
+    /// Bring the versioned triple index under <root>/triples up to date too (every new
+    /// capture parsed as a version of its document; with --rebuild, rebuilt from all). This
+    /// is the default; the flag says it explicitly.
     #[arg(long, conflicts_with = "verify")]
     triples: bool,
+    /// Leave the versioned triple index as it is (`when`, `/tpf` then refuse until it is
+    /// updated, and `sparql` replays the WARC files).
+    #[arg(long, conflicts_with_all = ["verify", "triples"])]
+    no_triples: bool,
     #[command(flatten)]
     output: super::flags::TextFormat,
 }
@@ -110,22 +115,38 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
     for (file, error) in &run.errors {
         tracing::error!(target: super::logging::NOTICE_TARGET, "warc/{file}: {error}");
     }
-    if args.triples {
-        let triples = super::when_command::update_triples(&args.root.root, args.rebuild)?;
-        if args.output.is_json() {
-            println!("{triples}");
-        } else {
-            tracing::info!(
-                target: super::logging::NOTICE_TARGET,
-                "triple index: {} versions added, {} documents, {} statement entries, {} terms, {} bytes",
-                triples["versions_added"],
-                triples["documents"],
-                triples["entries"],
-                triples["terms"],
-                triples["bytes"]
-            );
+    // The triple index follows the capture index unless asked not to, so `when`, `/tpf`
+    // and `sparql` answer from it with no separate step. Its failure leaves the capture
+    // index updated and reported, and makes the exit status 1.
+    let triples = if args.no_triples {
+        None
+    } else {
+        match super::when_command::update_triples(&args.root.root, args.rebuild) {
+            Ok(triples) => {
+                if !args.output.is_json() {
+                    tracing::info!(
+                        target: super::logging::NOTICE_TARGET,
+                        "triple index: {} versions added, {} documents, {} statement entries, {} terms, {} bytes",
+                        triples["versions_added"],
+                        triples["documents"],
+                        triples["entries"],
+                        triples["terms"],
+                        triples["bytes"]
+                    );
+                }
+                Some(Ok(triples))
+            }
+            Err(error) => {
+                tracing::error!(
+                    target: super::logging::NOTICE_TARGET,
+                    "the triple index was not updated: {error}"
+                );
+                Some(Err(error))
+            }
         }
-    }
+    };
+    let triples_failed = matches!(triples, Some(Err(_)));
+    let triples = triples.and_then(Result::ok);
     if args.output.is_json() {
         let summary = serde_json::json!({
             "files_indexed": run.files_indexed,
@@ -135,6 +156,7 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
             "damaged": run.errors.iter()
                 .map(|(file, error)| serde_json::json!({ "file": format!("warc/{file}"), "error": error.to_string() }))
                 .collect::<Vec<_>>(),
+            "triples": triples,
         });
         println!("{summary}");
     } else {
@@ -148,7 +170,11 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
         );
     }
     // Everything readable is indexed; damage is reported, and scripts must be able to tell.
-    Ok(if run.errors.is_empty() { 0 } else { 1 })
+    Ok(if run.errors.is_empty() && !triples_failed {
+        0
+    } else {
+        1
+    })
 }
 
 /// `ldwarc cdx`.
@@ -629,8 +655,8 @@ pub(super) const INDEX_HELP: super::help::Sections = super::help::Sections {
             "prove the index and the files agree",
         ),
         (
-            "ldwarc index --triples",
-            "also bring the versioned triple index up to date",
+            "ldwarc index --no-triples",
+            "the capture index only, leaving the triple index as it is",
         ),
     ],
     exit_status: &[(

@@ -61,6 +61,10 @@ pub struct MonitorArgs {
     output: super::flags::TextFormat,
     #[command(flatten)]
     fetch: FetchSettings,
+    /// Leave the versioned triple index as it is after each cycle (by default each cycle
+    /// brings it up to date with the captures it made).
+    #[arg(long)]
+    no_triples: bool,
     /// Fix the cycle's clock (RFC 3339, UTC), for tests and replays.
     #[arg(long, hide = true, value_name = "RFC3339", requires = "once", value_parser = parse_now)]
     now: Option<DateTime<Utc>>,
@@ -98,19 +102,25 @@ pub fn monitor(args: MonitorArgs) -> io::Result<i32> {
     let json = args.output.is_json();
     if args.once {
         let report = run_cycle(&options).map_err(io::Error::other)?;
+        let triples_ok = args.no_triples || super::when_command::follow_captures(&args.root.root);
         print_cycle(&report, json)?;
         if let Some(truth) = &truth {
             print_truth(&options, truth, options.now.unwrap_or_else(Utc::now), json)?;
         }
-        return Ok(0);
+        return Ok(if triples_ok { 0 } else { 1 });
     }
     let mut failure: Option<io::Error> = None;
     let result = run_loop(&options, &mut |event| {
         let printed = match event {
-            MonitorEvent::Cycle(report) => print_cycle(report, json).and_then(|()| match &truth {
-                Some(truth) => print_truth(&options, truth, Utc::now(), json),
-                None => Ok(()),
-            }),
+            MonitorEvent::Cycle(report) => {
+                if !args.no_triples {
+                    super::when_command::follow_captures(&args.root.root);
+                }
+                print_cycle(report, json).and_then(|()| match &truth {
+                    Some(truth) => print_truth(&options, truth, Utc::now(), json),
+                    None => Ok(()),
+                })
+            }
             MonitorEvent::Failed(error) => {
                 tracing::error!(%error, "monitor cycle failed: {error}");
                 Ok(())

@@ -9,7 +9,9 @@ use clap::Args;
 use super::RootsArg;
 use super::output;
 use ldwarc_archive::index::merged::distinct_roots;
-use ldwarc_timetravel::triples::{Interval, TripleHistory, TriplePattern, intervals_across};
+use ldwarc_timetravel::triples::{
+    Interval, RootUnavailable, TripleHistory, TriplePattern, intervals_across,
+};
 
 /// Arguments of `ldwarc when`.
 #[derive(Debug, Args)]
@@ -69,7 +71,7 @@ pub fn when_command(args: WhenArgs) -> io::Result<i32> {
     // A triple index older than the capture index would silently miss captures.
     let indexes = distinct_roots(&args.root.roots)
         .iter()
-        .map(|root| ldwarc_timetravel::triples::open_current(root))
+        .map(|root| ldwarc_timetravel::triples::open_current(root).map_err(with_index_hint))
         .collect::<io::Result<Vec<_>>>()?;
     let histories = intervals_across(&indexes, &pattern, from, to);
     let mut out = output::stdout();
@@ -82,6 +84,24 @@ pub fn when_command(args: WhenArgs) -> io::Result<i32> {
     }
     out.flush()?;
     Ok(0)
+}
+
+/// A root's unusable triple index, with the command that builds or updates it; other
+/// errors as they are.
+pub(crate) fn with_index_hint(error: io::Error) -> io::Error {
+    match error
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<RootUnavailable>())
+    {
+        Some(unavailable) => io::Error::new(
+            error.kind(),
+            format!(
+                "{unavailable}; run `ldwarc index --root {}`",
+                unavailable.root
+            ),
+        ),
+        None => error,
+    }
 }
 
 fn iso(micros: i64) -> String {
@@ -149,6 +169,31 @@ pub fn update_triples(root: &std::path::Path, rebuild: bool) -> io::Result<serde
         "terms": run.terms,
         "bytes": run.bytes,
     }))
+}
+
+/// After a crawl or a monitor cycle: brings the triple index of `root` up to date with the
+/// captures just indexed, so `when`, `/tpf` and `sparql` answer from it with no separate
+/// step. A failure is reported and leaves the captures as they are (`ldwarc index` tries
+/// again); returns whether the update succeeded.
+pub fn follow_captures(root: &std::path::Path) -> bool {
+    match update_triples(root, false) {
+        Ok(run) => {
+            tracing::info!(
+                target: super::logging::NOTICE_TARGET,
+                "triple index: {} versions added",
+                run["versions_added"]
+            );
+            true
+        }
+        Err(error) => {
+            tracing::error!(
+                target: super::logging::NOTICE_TARGET,
+                "the triple index was not updated: {error}; run `ldwarc index --root {}`",
+                root.display()
+            );
+            false
+        }
+    }
 }
 
 /// `ldwarc when`'s EXAMPLES, EXIT STATUS, ENVIRONMENT and FILES (help and man page).

@@ -92,15 +92,23 @@ impl Rng {
     }
 }
 
-fn body(d: usize, employers: &[usize], ages: &[usize]) -> Vec<u8> {
+fn body(d: usize, employers: &[usize], ages: &[usize], heights: bool) -> Vec<u8> {
     let mut text = String::with_capacity(employers.len() * 160);
     text.push_str("@prefix schema: <http://schema.org/> .\n");
     for (p, (employer, age)) in employers.iter().zip(ages).enumerate() {
         text.push_str(&format!(
-            "<{}> a schema:Person ;\n  schema:name \"Person {d}-{p}\" ;\n  schema:worksFor <{}> ;\n  schema:age {age} .\n",
+            "<{}> a schema:Person ;\n  schema:name \"Person {d}-{p}\" ;\n  schema:worksFor <{}> ;\n  schema:age {age}",
             person_iri(d, p),
             employer_iri(*employer)
         ));
+        if heights {
+            let unit = if p % 2 == 0 { "CMT" } else { "INH" };
+            text.push_str(&format!(
+                " ;\n  schema:height [ a schema:PropertyValue ; schema:value {} ; schema:unitCode \"{unit}\" ]",
+                100 + age
+            ));
+        }
+        text.push_str(" .\n");
     }
     text.into_bytes()
 }
@@ -144,6 +152,30 @@ fn revisit(
 
 /// Writes the archive under `root`.
 pub fn generate(root: &Path, spec: &Spec) -> Generated {
+    generate_shaped(root, spec, false, 0..spec.versions)
+}
+
+/// Writes only the crawls `versions` of the archive `spec` describes under `root` (adding
+/// WARC files to what is there): the crawls before are generated and not written, so
+/// writing `0..n` then `n..spec.versions` gives the archive [`generate`] writes, grown in
+/// two steps. Returns the truth of every version up to the range's end.
+pub fn generate_versions(root: &Path, spec: &Spec, versions: std::ops::Range<usize>) -> Generated {
+    generate_shaped(root, spec, false, versions)
+}
+
+/// Writes the archive under `root`, each person also with a height: a blank node
+/// `[ a schema:PropertyValue ; schema:value 100 + age ; schema:unitCode "CMT" | "INH" ]`
+/// (three more statements a person, the value changing with the age).
+pub fn generate_with_heights(root: &Path, spec: &Spec) -> Generated {
+    generate_shaped(root, spec, true, 0..spec.versions)
+}
+
+fn generate_shaped(
+    root: &Path,
+    spec: &Spec,
+    heights: bool,
+    written: std::ops::Range<usize>,
+) -> Generated {
     let (mut writer, _) =
         ArchiveWriter::open(root, ArchiveWriterOptions::default()).expect("archive writer");
     let mut rng = Rng(spec.seed);
@@ -162,7 +194,8 @@ pub fn generate(root: &Path, spec: &Spec) -> Generated {
     };
     // Spread one crawl's captures over 20 hours of its day.
     let step_ms = (72_000_000 / spec.documents.max(1)).max(1) as i64;
-    for version in 0..spec.versions {
+    for version in 0..written.end.min(spec.versions) {
+        let write = written.contains(&version);
         let day = base_time() + TimeDelta::days(version as i64);
         let mut times = Vec::with_capacity(spec.documents);
         for d in 0..spec.documents {
@@ -184,18 +217,22 @@ pub fn generate(root: &Path, spec: &Spec) -> Generated {
             }
             let time = day + TimeDelta::milliseconds(step_ms * d as i64 + 7);
             let url = document_url(d);
-            let content = body(d, &employers[d], &ages[d]);
+            let content = body(d, &employers[d], &ages[d], heights);
             let record = match &originals[d] {
-                Some((known, first)) if *known == content => revisit(time, &url, &content, *first),
+                Some((known, first)) if *known == content => {
+                    write.then(|| revisit(time, &url, &content, *first))
+                }
                 _ => {
-                    let record = response(time, &url, &content);
+                    let record = write.then(|| response(time, &url, &content));
                     originals[d] = Some((content, time));
                     record
                 }
             };
-            writer
-                .write_capture("people.example.org", vec![record])
-                .expect("write a capture");
+            if let Some(record) = record {
+                writer
+                    .write_capture("people.example.org", vec![record])
+                    .expect("write a capture");
+            }
             times.push(time);
         }
         generated.capture_times.push(times);

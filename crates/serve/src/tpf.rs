@@ -15,6 +15,12 @@
 //! `hydra:search` form with a `hydra:IriTemplate`, `hydra:first`/`next`/`previous`). In the
 //! syntaxes with named graphs the metadata and controls are in the graph `<page#metadata>`,
 //! whose `foaf:primaryTopic` is the fragment, so clients tell them from the data.
+//!
+//! Blank nodes are answered as skolem IRIs under `{base}/.well-known/genid/` naming their
+//! capture (see `TripleIndex::at_skolemised`), and such IRIs in a request's subject or
+//! object stand for their blank nodes, so clients join through blank nodes; one whose
+//! capture is not the one in force at the fragment's date matches nothing (an empty
+//! fragment).
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -28,7 +34,7 @@ use chrono::{DateTime, Utc};
 
 use ldwarc_rdf::{Graph, OutputFormat, write_graph};
 use ldwarc_timetravel::replay::{ReplayArchive, ReplayDate};
-use ldwarc_timetravel::triples::{TripleIndex, TriplePattern, index_path, stale_message};
+use ldwarc_timetravel::triples::{GENID_PATH, TripleIndex, TriplePattern, Unavailable, index_path};
 use ldwarc_warc::time::{parse_wayback_timestamp, wayback_timestamp};
 
 use super::memento::{asked_datetime_or_400, format_http_date};
@@ -63,8 +69,10 @@ impl TripleIndexes {
         }
     }
 
-    /// The indexes, read again when a file changed, or why there are none.
-    fn load(&self) -> Result<Arc<Vec<TripleIndex>>, String> {
+    /// The indexes, read again when a file changed, or the status and message of the
+    /// refusal. The message names no file of the server: a missing index is 404 with
+    /// [`Unavailable::Missing`]; a damaged one is logged with its path and answered 500.
+    fn load(&self) -> Result<Arc<Vec<TripleIndex>>, (StatusCode, String)> {
         let stamps: Vec<Option<SystemTime>> = self
             .roots
             .iter()
@@ -82,7 +90,19 @@ impl TripleIndexes {
         }
         let mut indexes = Vec::new();
         for root in &self.roots {
-            let index = TripleIndex::open(root).map_err(|e| e.to_string())?;
+            let index = match TripleIndex::open_if_built(root) {
+                Ok(Some(index)) => index,
+                Ok(None) => {
+                    return Err((StatusCode::NOT_FOUND, Unavailable::Missing.to_string()));
+                }
+                Err(error) => {
+                    tracing::error!(%error, "triple index not readable");
+                    return Err((
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "the triple index is not readable".to_string(),
+                    ));
+                }
+            };
             tracing::info!(
                 root = %root.display(),
                 entries = index.entry_count(),
@@ -100,12 +120,12 @@ impl TripleIndexes {
     /// The indexes when each covers every capture of its root's capture index as `archive`
     /// sees it; else the status and message of the refusal: 404 when one was never built,
     /// 503 when one is older than its capture index (the fragments would silently miss the
-    /// captures indexed since).
+    /// captures indexed since). The messages name no file or command of the server.
     pub(crate) fn get(
         &self,
         archive: &ReplayArchive,
     ) -> Result<Arc<Vec<TripleIndex>>, (StatusCode, String)> {
-        let indexes = self.load().map_err(|m| (StatusCode::NOT_FOUND, m))?;
+        let indexes = self.load()?;
         let merged = archive.merged_index();
         for (root, index) in self.roots.iter().zip(indexes.iter()) {
             let Some(capture_index) = merged
@@ -117,8 +137,19 @@ impl TripleIndexes {
             };
             match index.is_current_for(capture_index) {
                 Ok(true) => {}
-                Ok(false) => return Err((StatusCode::SERVICE_UNAVAILABLE, stale_message(root))),
-                Err(error) => return Err((StatusCode::INTERNAL_SERVER_ERROR, error.to_string())),
+                Ok(false) => {
+                    return Err((
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        Unavailable::Stale.to_string(),
+                    ));
+                }
+                Err(error) => {
+                    tracing::error!(%error, "capture index not readable");
+                    return Err((
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "the capture index is not readable".to_string(),
+                    ));
+                }
             }
         }
         Ok(indexes)
@@ -387,7 +418,7 @@ fn answer(
         Ok(indexes) => indexes,
         Err((status, message)) => return text_response(status, &format!("{message}\n")),
     };
-    let triples = matching_triples(&indexes, &request.pattern, seconds);
+    let triples = matching_triples(&indexes, &request.pattern, seconds, base);
     let dataset = match dated {
         Some(stamp) => format!("{base}/tpf/{stamp}"),
         None => format!("{base}/tpf"),
@@ -442,22 +473,21 @@ fn answer(
 }
 
 /// The triples matching at `seconds` in any document of any root, each once, in index
-/// order.
+/// order, blank nodes as skolem IRIs under `{base}/.well-known/genid/` (clients joining
+/// through a blank node ask the next pattern with that IRI, which stands for it again).
 fn matching_triples(
     indexes: &[TripleIndex],
     pattern: &TriplePattern,
     seconds: i64,
+    base: &str,
 ) -> Vec<[String; 3]> {
+    let prefix = format!("{base}{GENID_PATH}");
     let mut seen = HashSet::new();
     let mut triples = Vec::new();
     for index in indexes {
-        for found in index.at(pattern, seconds) {
-            if seen.insert((found.subject, found.predicate, found.object)) {
-                triples.push([
-                    found.subject.to_string(),
-                    found.predicate.to_string(),
-                    found.object.to_string(),
-                ]);
+        for found in index.at_skolemised(pattern, seconds, &prefix) {
+            if seen.insert(found.clone()) {
+                triples.push(found);
             }
         }
     }

@@ -315,6 +315,7 @@ pub fn update_index(
         // look at the index it replaces: that holds files this run has not read yet, which
         // an uninterrupted run from scratch would not know.
         committed: Some(index.snapshot()).filter(|s| !options.rebuild && !s.is_empty()),
+        committed_originals: CommittedOriginals::default(),
     };
     let to_read: u64 = work.iter().map(|w| w.size.saturating_sub(w.start)).sum();
     let mut files_read = 0u64;
@@ -541,6 +542,40 @@ struct Adder<'a> {
     /// The index as committed before this run, where originals are also looked up (none
     /// when rebuilding or when it was empty).
     committed: Option<Snapshot<'a>>,
+    /// The committed index's candidate originals (its non-revisit captures) per URL key,
+    /// searched once per key and run: an update's revisits mostly revisit the URLs of the
+    /// previous crawls, each many times over, and one search per revisit made an update
+    /// cost tens of times a full build per capture.
+    committed_originals: CommittedOriginals,
+}
+
+/// Candidate originals of the committed index by URL key, as searched (see
+/// [`Adder::committed_originals`]), bounded in size.
+#[derive(Default)]
+struct CommittedOriginals {
+    by_key: HashMap<String, Vec<Capture>>,
+    captures: usize,
+}
+
+/// Captures kept in [`CommittedOriginals`] at most; past it the memo starts afresh (a few
+/// hundred bytes each: tens of megabytes).
+const COMMITTED_ORIGINALS_LIMIT: usize = 200_000;
+
+impl CommittedOriginals {
+    /// The non-revisit captures under `urlkey` in `committed`, searched when first asked for.
+    fn get(&mut self, committed: &Snapshot<'_>, urlkey: &str) -> io::Result<&[Capture]> {
+        if !self.by_key.contains_key(urlkey) {
+            let mut found = committed.lookup(urlkey)?;
+            found.retain(|c| c.record_type != RecordType::Revisit);
+            if self.captures + found.len() > COMMITTED_ORIGINALS_LIMIT {
+                self.by_key.clear();
+                self.captures = 0;
+            }
+            self.captures += found.len();
+            self.by_key.insert(urlkey.to_string(), found);
+        }
+        Ok(self.by_key.get(urlkey).map_or(&[], Vec::as_slice))
+    }
 }
 
 /// How candidate originals rank: the latest time wins, then file name and offset. A total
@@ -681,7 +716,7 @@ impl Adder<'_> {
     /// resolves by `WARC-Refers-To-Target-URI` and `WARC-Refers-To-Date`: the non-revisit
     /// capture of exactly that URL at that timestamp. Candidates are those of this run and of
     /// the committed index (everything read before); the best by [`rank`] wins.
-    fn resolve_original(&self, revisit: &Capture) -> io::Result<Option<RecordLocation>> {
+    fn resolve_original(&mut self, revisit: &Capture) -> io::Result<Option<RecordLocation>> {
         let Some(digest) = &revisit.digest else {
             let (Some(url), Some(timestamp)) =
                 (&revisit.refers_to_url, &revisit.refers_to_timestamp)
@@ -694,11 +729,11 @@ impl Adder<'_> {
                 .get(&key(url, timestamp))
                 .map(|&entry| self.candidate(entry));
             let in_index = match &self.committed {
-                Some(committed) => best_of(committed.lookup(&surt(url))?, |c| {
-                    c.record_type != RecordType::Revisit
-                        && c.url == *url
-                        && c.timestamp == *timestamp
-                }),
+                Some(committed) => {
+                    best_of(self.committed_originals.get(committed, &surt(url))?, |c| {
+                        c.url == *url && c.timestamp == *timestamp
+                    })
+                }
                 None => None,
             };
             return Ok(better(in_run, in_index));
@@ -727,7 +762,7 @@ impl Adder<'_> {
         }
         let in_run = best.map(|entry| self.candidate(entry));
         let in_index = match &self.committed {
-            Some(committed) => best_of(committed.lookup(&surt(url))?, |c| {
+            Some(committed) => best_of(self.committed_originals.get(committed, &surt(url))?, |c| {
                 is_original(c, digest, limit)
             }),
             None => None,
@@ -738,7 +773,7 @@ impl Adder<'_> {
 
 /// The best-ranked of `candidates` that `keep` accepts.
 fn best_of(
-    candidates: Vec<Capture>,
+    candidates: &[Capture],
     keep: impl Fn(&Capture) -> bool,
 ) -> Option<(i64, RecordLocation)> {
     candidates
@@ -763,7 +798,7 @@ pub fn find_original(
     digest: &str,
     limit: &str,
 ) -> io::Result<Option<RecordLocation>> {
-    Ok(best_of(index.lookup_captures(&surt(url))?, |c| {
+    Ok(best_of(&index.lookup_captures(&surt(url))?, |c| {
         is_original(c, digest, limit)
     })
     .map(|(_, location)| location))
@@ -776,7 +811,7 @@ pub fn find_original_at(
     url: &str,
     timestamp: &str,
 ) -> io::Result<Option<RecordLocation>> {
-    Ok(best_of(index.lookup_captures(&surt(url))?, |c| {
+    Ok(best_of(&index.lookup_captures(&surt(url))?, |c| {
         holds_payload(c) && c.url == url && c.timestamp == timestamp
     })
     .map(|(_, location)| location))

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use ldwarc_archive::index::CaptureIndex;
 
-use super::store::{TripleIndex, index_path};
+use super::store::TripleIndex;
 
 /// The stamp of a capture index: its number of captures and, per WARC file, how far it is
 /// indexed and the size it had (the commit's checkpoint). An index run that finds nothing
@@ -35,29 +35,39 @@ pub enum Currency {
 }
 
 impl Currency {
-    /// The message telling why the index cannot answer and what to run, when it cannot.
-    pub fn refusal(&self, root: &Path) -> Option<String> {
-        let path = index_path(root);
+    /// Why the index cannot answer, when it cannot (see [`Unavailable`]).
+    pub fn refusal(&self) -> Option<Unavailable> {
         match self {
             Currency::Current(_) => None,
-            Currency::Missing => Some(format!(
-                "{}: no triple index (run `ldwarc index --triples --root {}` first)",
-                path.display(),
-                root.display()
-            )),
-            Currency::Stale(_) => Some(stale_message(root)),
+            Currency::Missing => Some(Unavailable::Missing),
+            Currency::Stale(_) => Some(Unavailable::Stale),
         }
     }
 }
 
-/// Why a stale triple index of `root` does not answer, and what to run.
-pub fn stale_message(root: &Path) -> String {
-    format!(
-        "{}: the triple index is older than the capture index (captures were indexed since it was built); run `ldwarc index --triples --root {}`",
-        index_path(root).display(),
-        root.display()
-    )
+/// Why a root's triple index cannot answer. The message says what is missing and names
+/// no file and no command: a server shows it to its clients as it is, and the command line
+/// adds the root and the command that builds the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unavailable {
+    /// No triple index was built.
+    Missing,
+    /// Captures were indexed since the triple index was built: it would miss them.
+    Stale,
 }
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unavailable::Missing => "no triple index was built for this archive",
+            Unavailable::Stale => {
+                "the triple index is older than the capture index (captures were indexed since it was built)"
+            }
+        })
+    }
+}
+
+impl std::error::Error for Unavailable {}
 
 /// Opens the triple index of `root` and compares it with `capture_index` (the root's own
 /// capture index). Reads only.
@@ -72,19 +82,43 @@ pub fn triple_index_currency(root: &Path, capture_index: &CaptureIndex) -> io::R
     }
 }
 
-/// Opens the triple index of `root` when it is current; otherwise an error naming the file
-/// and the command that builds or updates it.
+/// Opens the triple index of `root` when it is current; otherwise an error of kind
+/// `NotFound` whose inner error is a [`RootUnavailable`] (the message names the root, not
+/// the command that builds the index: callers add that).
 pub fn open_current(root: &Path) -> io::Result<TripleIndex> {
     ldwarc_archive::archive::require_root(root)?;
     let capture_index = CaptureIndex::open_read_only(&root.join("index"))?;
-    match triple_index_currency(root, &capture_index)? {
-        Currency::Current(index) => Ok(index),
-        other => Err(io::Error::new(
-            io::ErrorKind::NotFound,
-            other.refusal(root).unwrap_or_default(),
-        )),
+    let currency = triple_index_currency(root, &capture_index)?;
+    let reason = match currency {
+        Currency::Current(index) => return Ok(index),
+        Currency::Missing => Unavailable::Missing,
+        Currency::Stale(_) => Unavailable::Stale,
+    };
+    Err(io::Error::new(
+        io::ErrorKind::NotFound,
+        RootUnavailable {
+            root: root.display().to_string(),
+            reason,
+        },
+    ))
+}
+
+/// A root whose triple index cannot answer, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RootUnavailable {
+    /// The root as given.
+    pub root: String,
+    /// Why.
+    pub reason: Unavailable,
+}
+
+impl std::fmt::Display for RootUnavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.root, self.reason)
     }
 }
+
+impl std::error::Error for RootUnavailable {}
 
 impl TripleIndex {
     /// Whether this index was built from `capture_index` as it is now.

@@ -18,11 +18,12 @@
 //! `ldwarc snapshot` decides: a redirect, an error status, a payload that is not RDF or
 //! cannot be parsed hold nothing. Statements are kept as triples of the document: the
 //! graph name a TriG or N-Quads document gives its own statements is not kept. Blank nodes
-//! are scoped to their document (`_:d<document number>_<label>`).
+//! are scoped to their document (`_:d<document number>_<label>`); served, they become skolem
+//! IRIs naming their capture (see [`TripleIndex::at_skolemised`]).
 //!
-//! The index lives in `<root>/triples/`; `ldwarc index --triples` builds or extends it (new
-//! captures add versions; a capture inserted before the ones indexed makes its document be
-//! re-read), read commands only open it. It records the state of the capture index it was
+//! The index lives in `<root>/triples/`; `ldwarc index` (and a crawl or monitor cycle at its
+//! end) builds or extends it (new captures add versions; a capture inserted before the ones
+//! indexed makes its document be re-read), read commands only open it. It records the state of the capture index it was
 //! built from, so readers can tell when it no longer covers every capture.
 
 mod build;
@@ -31,13 +32,17 @@ mod currency;
 mod merge;
 mod pattern;
 mod query;
+mod skolem;
 mod store;
 
 pub use build::{TripleIndexRun, update_triple_index};
-pub use currency::{Currency, capture_stamp, open_current, stale_message, triple_index_currency};
+pub use currency::{
+    Currency, RootUnavailable, Unavailable, capture_stamp, open_current, triple_index_currency,
+};
 pub use merge::intervals_across;
 pub use pattern::{PatternTerm, TriplePattern};
 pub use query::{Changes, Interval, Match, TripleHistory};
+pub use skolem::GENID_PATH;
 pub use store::{DocumentVersions, TripleIndex, Version, VersionState, index_path};
 
 #[cfg(test)]

@@ -139,19 +139,18 @@ pub struct TripleIndex {
 }
 
 impl TripleIndex {
-    /// Opens the index of `root` for reading. Fails with a message naming the file when it
-    /// is missing (saying how to build it) or damaged.
+    /// Opens the index of `root` for reading. Fails with a [`super::RootUnavailable`] of
+    /// kind `NotFound` when none was built, with a message naming the file when it is
+    /// damaged.
     pub fn open(root: &Path) -> io::Result<TripleIndex> {
-        let path = index_path(root);
         match Self::open_if_built(root)? {
             Some(index) => Ok(index),
             None => Err(io::Error::new(
                 io::ErrorKind::NotFound,
-                format!(
-                    "{}: no triple index (run `ldwarc index --triples --root {}` first)",
-                    path.display(),
-                    root.display()
-                ),
+                super::RootUnavailable {
+                    root: root.display().to_string(),
+                    reason: super::Unavailable::Missing,
+                },
             )),
         }
     }
@@ -405,8 +404,11 @@ fn decode(bytes: &[u8]) -> Result<TripleIndex, String> {
         let mut time = 0i64;
         for _ in 0..version_count {
             time = time.wrapping_add(reader.get_signed()?);
-            let file = files
-                .get(reader.get_count()?)
+            // A file number, not a count: it may exceed the bytes left (an index with no
+            // entries after its documents).
+            let file = usize::try_from(reader.get()?)
+                .ok()
+                .and_then(|n| files.get(n))
                 .ok_or("file number out of range")?;
             let offset = reader.get()?;
             let flags = reader.get()?;
@@ -470,4 +472,37 @@ fn decode(bytes: &[u8]) -> Result<TripleIndex, String> {
         by_predicate: OnceLock::new(),
         by_object: OnceLock::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Captures in many WARC files and no statement (none of them RDF): the file number of
+    /// the last versions is larger than the bytes after it, and must still read back.
+    #[test]
+    fn an_index_without_statements_over_many_files_reads_back() {
+        let docs = (0..3)
+            .map(|d| DocumentVersions {
+                url: format!("http://e.org/{d}"),
+                versions: (0..40)
+                    .map(|v| Version {
+                        time_micros: 1_700_000_000_000_000 + v,
+                        filename: format!("f{d}-{v:02}.warc.gz"),
+                        offset: 0,
+                        state: VersionState::NotDocument,
+                        own_graphs: false,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let index = TripleIndex {
+            stamp: "captures=120".into(),
+            docs,
+            ..TripleIndex::default()
+        };
+        let decoded = decode(&encode(&index)).unwrap();
+        assert_eq!(decoded.docs, index.docs);
+        assert_eq!(decoded.stamp, index.stamp);
+    }
 }
