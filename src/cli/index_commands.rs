@@ -91,7 +91,7 @@ pub struct CdxArgs {
     #[arg(long, value_name = "NAME", requires = "output")]
     crawl: Option<String>,
     /// With --format parquet: compression of the Parquet files.
-    #[arg(long, value_enum, default_value = "gzip", requires = "output")]
+    #[arg(long, value_enum, default_value = "zstd", requires = "output")]
     compression: ParquetCompression,
 }
 
