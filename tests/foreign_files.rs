@@ -153,7 +153,7 @@ fn a_warc_gzipped_as_one_stream_is_not_indexed_and_verify_says_so() {
         assert_eq!(
             out.lines().collect::<Vec<_>>(),
             [
-                "note: warc/whole.warc.gz: not indexed, as `ldwarc index` leaves it out: \
+                "note: warc/whole.warc.gz: not indexed, as indexing leaves it out: \
                  gzipped as one whole stream: its records are not individually addressable, \
                  so none is indexed; recompress it with one gzip member per record (e.g. \
                  `warcio recompress`)",

@@ -149,7 +149,7 @@ pub fn duration_days(text: &str) -> Result<f64, String> {
 }
 
 fn duration_with_bare_unit(text: &str, bare_unit: f64, unit_name: &str) -> Result<f64, String> {
-    let (seconds, bare) = parse_flag_duration(text, bare_unit)?;
+    let (seconds, bare) = parse_flag_duration(text, bare_unit).map_err(|e| e.to_string())?;
     if bare {
         deprecated(&bare_duration_note(text, unit_name));
     }

@@ -7,6 +7,7 @@ mod docs;
 mod extract_command;
 mod flags;
 mod help;
+mod hints;
 mod index_commands;
 mod logging;
 mod monitor_commands;
@@ -264,7 +265,7 @@ pub fn run() -> i32 {
     logging::init(&cli.log);
     flags::emit_deprecations();
     if let Err(error) = require_archives(&cli.command) {
-        tracing::error!(target: logging::CLI_TARGET, "{error}");
+        tracing::error!(target: logging::CLI_TARGET, "{}", hints::message(&error));
         return 2;
     }
     let result = match cli.command {
@@ -303,8 +304,7 @@ pub fn run() -> i32 {
         Err(error) => {
             // One line, whatever the message (a parser's may span several): scripts and log
             // collectors read the first line of stderr.
-            let message: Vec<String> = error
-                .to_string()
+            let message: Vec<String> = hints::message(&error)
                 .lines()
                 .map(str::trim)
                 .filter(|line| !line.is_empty())

@@ -156,7 +156,7 @@ fn parse_file(
                 rdfa_graph: args.rdfa_graph,
             };
             let (graph, report) = parse_page_with(&bytes, &options, &base, documents, registry)
-                .map_err(unreadable)?;
+                .map_err(|e| unreadable(e.to_string()))?;
             Ok(ParsedGraph {
                 graph,
                 syntax: page,

@@ -54,7 +54,8 @@ impl FromStr for CrawlDuration {
 
     /// The command line's syntax: units, or a bare number of seconds.
     fn from_str(text: &str) -> Result<Self, String> {
-        let (value, bare) = ldwarc_dynamics::parse_flag_duration(text, 1.0)?;
+        let (value, bare) =
+            ldwarc_dynamics::parse_flag_duration(text, 1.0).map_err(|e| e.to_string())?;
         Ok(Self {
             duration: seconds(value)?,
             unitless: bare.then(|| text.to_string()),

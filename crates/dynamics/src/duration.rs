@@ -89,21 +89,23 @@ pub const MAX_FLAG_SECONDS: f64 = 100.0 * 365.25 * DAY;
 /// read in `bare_unit` (the option's historical unit). Returns the seconds and whether the
 /// number was bare, so that the caller can note that spelling as deprecated. At most
 /// [`MAX_FLAG_SECONDS`].
-pub fn parse_flag_duration(text: &str, bare_unit: f64) -> Result<(f64, bool), String> {
+pub fn parse_flag_duration(text: &str, bare_unit: f64) -> Result<(f64, bool), DynamicsError> {
     let (seconds, bare) = match parse_duration(text, None) {
         Ok(seconds) => (seconds, false),
         Err(with_unit) => {
-            let bare: f64 = text.trim().parse().map_err(|_| with_unit.to_string())?;
+            let bare: f64 = text.trim().parse().map_err(|_| with_unit)?;
             if !(bare.is_finite() && bare >= 0.0) {
-                return Err(format!(
-                    "'{text}' is not a duration like 250ms, 2s, 36h or 2w"
-                ));
+                return Err(DynamicsError::NotADuration {
+                    text: text.to_string(),
+                });
             }
             (bare * bare_unit, true)
         }
     };
     if seconds > MAX_FLAG_SECONDS {
-        return Err(format!("'{text}' is longer than 100 years"));
+        return Err(DynamicsError::DurationTooLong {
+            text: text.to_string(),
+        });
     }
     Ok((seconds, bare))
 }
@@ -150,15 +152,25 @@ mod tests {
     fn flag_durations_say_whether_the_number_was_bare() {
         assert_eq!(parse_flag_duration("250ms", 1.0), Ok((0.25, false)));
         assert_eq!(parse_flag_duration("7", DAY), Ok((7.0 * DAY, true)));
+        let negative = parse_flag_duration("-1", 1.0).unwrap_err();
         assert_eq!(
-            parse_flag_duration("-1", 1.0),
-            Err("'-1' is not a duration like 250ms, 2s, 36h or 2w".to_string())
+            negative,
+            DynamicsError::NotADuration {
+                text: "-1".to_string()
+            }
         );
         assert_eq!(
-            parse_flag_duration("1e30", 1.0),
-            Err("'1e30' is longer than 100 years".to_string())
+            negative.to_string(),
+            "'-1' is not a duration like 250ms, 2s, 36h or 2w"
         );
-        assert!(parse_flag_duration("5 parsecs", 1.0).is_err());
+        let huge = parse_flag_duration("1e30", 1.0).unwrap_err();
+        assert_eq!(huge.to_string(), "'1e30' is longer than 100 years");
+        assert_eq!(
+            parse_flag_duration("5 parsecs", 1.0)
+                .unwrap_err()
+                .to_string(),
+            "invalid duration '5 parsecs': unknown unit ' ' (use ms, s, m, h, d or w)"
+        );
     }
 
     #[test]

@@ -70,6 +70,18 @@ pub enum DynamicsError {
         /// What is wrong with it.
         why: String,
     },
+    /// A bare number that is no duration (negative, or not finite).
+    #[error("'{text}' is not a duration like 250ms, 2s, 36h or 2w")]
+    NotADuration {
+        /// The text as given.
+        text: String,
+    },
+    /// A duration beyond [`duration::MAX_FLAG_SECONDS`], where timers and dates overflow.
+    #[error("'{text}' is longer than 100 years")]
+    DurationTooLong {
+        /// The text as given.
+        text: String,
+    },
     /// A parameter outside its domain.
     #[error("{0}")]
     Parameter(String),

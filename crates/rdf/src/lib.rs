@@ -44,12 +44,13 @@ pub use graph::{
 };
 pub use hdt::{HdtDocument, HdtSummary, HdtWriter};
 pub use html::{
-    EmbeddedReport, EmbeddedSyntaxes, MicrodataRegistry, PageOptions, RdfaGraph, charset_parameter,
-    parse_page, parse_page_with,
+    EmbeddedReport, EmbeddedSyntaxes, MicrodataRegistry, PageError, PageOptions, RdfaGraph,
+    RegistryError, UnknownEmbeddedSyntax, UnknownRdfaGraph, charset_parameter, parse_page,
+    parse_page_with,
 };
 pub use jsonld::{BundledContexts, ContextSource, NoContexts, context_problem};
 pub use links::{DEFAULT_MAX_LINKS, Extracted, LinkOptions, RdfError, extract_links};
-pub use parse::parser_panicked;
+pub use parse::{ParserPanic, parser_panicked};
 pub use serialize::{OutputFormat, SerializeError, write_graph};
 pub use syntax::{
     DEFAULT_ACCEPT, SNIFF_LEN, Syntax, UnknownSyntax, choose_syntaxes, mislabelled, sniff,

@@ -59,7 +59,7 @@ pub(crate) fn parse_statements<S: StatementSink>(
     .unwrap_or_else(|error| ParseOutcome {
         remote_contexts: Vec::new(),
         missing_contexts: Vec::new(),
-        result: Err(error),
+        result: Err(error.to_string()),
         embedded: None,
     })
 }
@@ -136,6 +136,7 @@ fn parse_unisolated<S: StatementSink>(
             let registry = MicrodataRegistry::shipped();
             let (report, result) =
                 html::extract_embedded(body, &options, base, contexts, registry, sink);
+            let result = result.map_err(|error| error.to_string());
             remote_contexts.clone_from(&report.remote_contexts);
             missing_contexts.clone_from(&report.missing_contexts);
             let result = match report.rejected.first() {
@@ -171,6 +172,17 @@ pub fn parser_panicked(error: &str) -> bool {
     error.contains(PANICKED)
 }
 
+/// A parser that panicked on a document (a parser bug, such as sophia slicing inside a
+/// character): the document's error, `<media type> parser panicked: <message>`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{media_type} parser panicked: {message}")]
+pub struct ParserPanic {
+    /// The media type of the syntax being parsed.
+    pub media_type: &'static str,
+    /// The panic's message, on one line.
+    pub message: String,
+}
+
 /// Runs `parse`, one parser over one document: a panic inside it (a parser bug, such as
 /// sophia slicing inside a character) becomes the document's error, `<media type> parser
 /// panicked: <message>`, logged with the document, and the run goes on with the next
@@ -179,9 +191,12 @@ pub(crate) fn isolated<T>(
     syntax: Syntax,
     base: &str,
     parse: impl FnOnce() -> T,
-) -> Result<T, String> {
+) -> Result<T, ParserPanic> {
     catch_parser_panic(parse).map_err(|(message, at)| {
-        let error = format!("{}{PANICKED}{message}", syntax.media_type());
+        let error = ParserPanic {
+            media_type: syntax.media_type(),
+            message,
+        };
         // The caller reports the document's error; this adds where the parser broke.
         tracing::info!(document = base, panic_at = %at, "{error}");
         error

@@ -543,7 +543,9 @@ fn parse_rest_here(
     let result = isolated(kind, base, || syntax.parse(body, &rest, &mut sink));
     sink.flush();
     let lines_before = memchr::memchr_iter(b'\n', &body[..rest.start]).count();
-    result?.map_err(|error| error.moved(lines_before, rest.prelude_lines).to_string())
+    result
+        .map_err(|error| error.to_string())?
+        .map_err(|error| error.moved(lines_before, rest.prelude_lines).to_string())
 }
 
 /// Spells statements and interns them, batch after batch, on the parsing thread.

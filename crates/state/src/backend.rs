@@ -30,7 +30,7 @@ pub enum BackendError {
         /// The database, without password.
         database: String,
         /// What is wrong, naming the column.
-        problem: String,
+        problem: InvalidValue,
     },
     /// A fenced write found that `node` no longer holds the lease on `pld`: another node may
     /// have taken the domain over, so nothing of this transaction is committed.
@@ -52,6 +52,39 @@ pub enum BackendError {
     /// The caller's work gave up on the transaction (everything it wrote is rolled back).
     #[error("state store transaction aborted: {0}")]
     Aborted(String),
+}
+
+/// A value read back from the database, or about to be written to it, that does not fit:
+/// odd data is an error naming the column, never a panic.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidValue {
+    /// A column that cannot be read as the field's type (NULL, or another SQL type).
+    #[error("column {column}: {detail}")]
+    Column {
+        /// The column's name.
+        column: String,
+        /// What the client reported.
+        detail: String,
+    },
+    /// A number outside the range of its field (a negative count, say).
+    #[error("{column} holds {value}, out of range")]
+    OutOfRange {
+        /// The table and column, `table.column`.
+        column: String,
+        /// The value read.
+        value: i64,
+    },
+    /// A number too large for its BIGINT column.
+    #[error("{column} {value} is too large")]
+    TooLarge {
+        /// The column.
+        column: String,
+        /// The value to be written.
+        value: u64,
+    },
+    /// A statement that always returns a row returned none.
+    #[error("{0} returned no row")]
+    NoRow(&'static str),
 }
 
 impl BackendError {

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::backend::{BackendError, BackendResult, BackendTransaction};
+use super::backend::{BackendError, BackendResult, BackendTransaction, InvalidValue};
 use super::backend::{SqliteTransaction, StateBackend};
 use super::postgres::{PgStateStore, PgTransaction, column, frontier_row_with_id};
 use super::{CrawlRun, FetchLogEntry, FrontierEntry, StateStore};
@@ -135,7 +135,7 @@ impl PgStateStore {
              RETURNING l.pld, c.holder IS NOT NULL",
             &[&crawl, &node, &limit, &seconds(ttl)],
         )?;
-        let claim = |row: &postgres::Row| -> Result<Claim, String> {
+        let claim = |row: &postgres::Row| -> Result<Claim, InvalidValue> {
             Ok(Claim {
                 pld: column(row, 0)?,
                 lapsed: column(row, 1)?,
@@ -268,7 +268,7 @@ impl PgStateStore {
              FROM pld_leases WHERE crawl = $1 ORDER BY pld",
             &[&crawl],
         )?;
-        let lease = |row: &postgres::Row| -> Result<PldLease, String> {
+        let lease = |row: &postgres::Row| -> Result<PldLease, InvalidValue> {
             Ok(PldLease {
                 pld: column(row, 0)?,
                 holder: column(row, 1)?,

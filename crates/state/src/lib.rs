@@ -22,7 +22,7 @@ mod sqlite_links;
 mod suite;
 
 pub use backend::{
-    BackendError, BackendResult, BackendTransaction, SqliteTransaction, StateBackend,
+    BackendError, BackendResult, BackendTransaction, InvalidValue, SqliteTransaction, StateBackend,
 };
 pub use lease::{Claim, FencedTransaction, FrontierRows, PldLease, PldLeases};
 pub use pg_nodes::CrawlLoad;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::backend::BackendResult;
+use super::backend::{BackendResult, InvalidValue};
 use super::postgres::{PgStateStore, column};
 
 /// What a heartbeat learns about the crawl.
@@ -41,7 +41,7 @@ impl PgStateStore {
                     (SELECT count(DISTINCT pld) FROM frontier WHERE crawl = $1 AND NOT done)",
             &[&crawl, &node, &ttl.as_secs_f64()],
         )?;
-        let load = |row: &postgres::Row| -> Result<CrawlLoad, String> {
+        let load = |row: &postgres::Row| -> Result<CrawlLoad, InvalidValue> {
             let nodes: i64 = column(row, 0)?;
             let plds: i64 = column(row, 1)?;
             Ok(CrawlLoad {
@@ -51,7 +51,7 @@ impl PgStateStore {
         };
         match rows.first() {
             Some(row) => load(row).map_err(|problem| self.invalid(problem)),
-            None => Err(self.invalid("heartbeat returned no row".into())),
+            None => Err(self.invalid(InvalidValue::NoRow("heartbeat"))),
         }
     }
 

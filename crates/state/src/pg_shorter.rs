@@ -6,7 +6,7 @@
 //! hops are lowered in turn.
 
 use super::FrontierEntry;
-use super::backend::BackendResult;
+use super::backend::{BackendResult, InvalidValue};
 use super::enqueue_batch::EnqueueBatch;
 use super::postgres::{PgStateStore, PgTransaction, column};
 use super::sqlite_links::links_text;
@@ -128,9 +128,12 @@ impl PgTransaction<'_> {
     }
 }
 
-fn touched(row: &postgres::Row) -> Result<Touched, String> {
+fn touched(row: &postgres::Row) -> Result<Touched, InvalidValue> {
     let count = |value: i64, name: &str| {
-        u32::try_from(value).map_err(|_| format!("frontier.{name} holds {value}, out of range"))
+        u32::try_from(value).map_err(|_| InvalidValue::OutOfRange {
+            column: format!("frontier.{name}"),
+            value,
+        })
     };
     Ok(Touched {
         url: column(row, 0)?,

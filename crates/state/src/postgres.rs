@@ -9,7 +9,7 @@ use std::str::FromStr;
 use chrono::{DateTime, Utc};
 use postgres::{Client, NoTls, Row};
 
-use super::backend::{BackendError, BackendResult, BackendTransaction, StateBackend};
+use super::backend::{BackendError, BackendResult, BackendTransaction, InvalidValue, StateBackend};
 use super::schema::{Dialect, schema};
 use super::{Change, CrawlRun, FetchLogEntry, FrontierEntry, RecordRef, UrlState};
 
@@ -155,7 +155,7 @@ impl StateBackend for PgStateStore {
             &[&started.to_rfc3339(), &options],
         )?;
         rows.first()
-            .ok_or_else(|| "INSERT INTO crawls returned no id".to_string())
+            .ok_or(InvalidValue::NoRow("INSERT INTO crawls"))
             .and_then(|row| column::<i64>(row, 0))
             .map_err(|problem| self.invalid(problem))
     }
@@ -271,7 +271,7 @@ impl PgStateStore {
         Ok((queued, done))
     }
 
-    pub(super) fn invalid(&self, problem: String) -> BackendError {
+    pub(super) fn invalid(&self, problem: InvalidValue) -> BackendError {
         BackendError::Invalid {
             database: self.database.clone(),
             problem,
@@ -301,7 +301,7 @@ impl PgTransaction<'_> {
         }
     }
 
-    pub(super) fn invalid(&self, problem: String) -> BackendError {
+    pub(super) fn invalid(&self, problem: InvalidValue) -> BackendError {
         BackendError::Invalid {
             database: self.database.to_string(),
             problem,
@@ -333,7 +333,12 @@ impl PgTransaction<'_> {
     fn signed(&self, value: Option<u64>, column: &str) -> BackendResult<Option<i64>> {
         value
             .map(|v| {
-                i64::try_from(v).map_err(|_| self.invalid(format!("{column} {v} is too large")))
+                i64::try_from(v).map_err(|_| {
+                    self.invalid(InvalidValue::TooLarge {
+                        column: column.to_string(),
+                        value: v,
+                    })
+                })
             })
             .transpose()
     }
@@ -439,26 +444,33 @@ impl BackendTransaction for PgTransaction<'_> {
 pub(super) fn column<'a, T: postgres::types::FromSql<'a>>(
     row: &'a Row,
     index: usize,
-) -> Result<T, String> {
-    row.try_get(index).map_err(|e| {
-        let name = row.columns().get(index).map_or("?", |c| c.name());
-        format!("column {name}: {e}")
+) -> Result<T, InvalidValue> {
+    row.try_get(index).map_err(|e| InvalidValue::Column {
+        column: row
+            .columns()
+            .get(index)
+            .map_or("?", |c| c.name())
+            .to_string(),
+        detail: e.to_string(),
     })
 }
 
 /// A non-negative BIGINT as a Rust unsigned integer, or why not.
-fn unsigned<T: TryFrom<i64>>(value: i64, column: &str) -> Result<T, String> {
-    T::try_from(value).map_err(|_| format!("{column} holds {value}, out of range"))
+fn unsigned<T: TryFrom<i64>>(value: i64, column: &str) -> Result<T, InvalidValue> {
+    T::try_from(value).map_err(|_| InvalidValue::OutOfRange {
+        column: column.to_string(),
+        value,
+    })
 }
 
 fn optional_unsigned<T: TryFrom<i64>>(
     value: Option<i64>,
     column: &str,
-) -> Result<Option<T>, String> {
+) -> Result<Option<T>, InvalidValue> {
     value.map(|v| unsigned(v, column)).transpose()
 }
 
-fn crawl_run(row: &Row) -> Result<CrawlRun, String> {
+fn crawl_run(row: &Row) -> Result<CrawlRun, InvalidValue> {
     Ok(CrawlRun {
         id: column(row, 0)?,
         started: column(row, 1)?,
@@ -469,11 +481,11 @@ fn crawl_run(row: &Row) -> Result<CrawlRun, String> {
 }
 
 /// A frontier row selected as `url, hops, round, inlinks, via, path, redirects, done, id`.
-pub(super) fn frontier_row_with_id(row: &Row) -> Result<(FrontierEntry, bool, i64), String> {
+pub(super) fn frontier_row_with_id(row: &Row) -> Result<(FrontierEntry, bool, i64), InvalidValue> {
     Ok((frontier_entry(row)?, column(row, 7)?, column(row, 8)?))
 }
 
-fn frontier_entry(row: &Row) -> Result<FrontierEntry, String> {
+fn frontier_entry(row: &Row) -> Result<FrontierEntry, InvalidValue> {
     Ok(FrontierEntry {
         url: column(row, 0)?,
         hops: unsigned(column(row, 1)?, "frontier.hops")?,
@@ -491,7 +503,7 @@ fn record_ref(
     offset: Option<i64>,
     length: Option<i64>,
     table: &str,
-) -> Result<Option<RecordRef>, String> {
+) -> Result<Option<RecordRef>, InvalidValue> {
     let (Some(record_id), Some(file)) = (record_id, file) else {
         return Ok(None);
     };
@@ -503,7 +515,7 @@ fn record_ref(
     }))
 }
 
-pub(super) fn fetch_entry(row: &Row) -> Result<FetchLogEntry, String> {
+pub(super) fn fetch_entry(row: &Row) -> Result<FetchLogEntry, InvalidValue> {
     let time: String = column(row, 1)?;
     let change: String = column(row, 9)?;
     Ok(FetchLogEntry {
@@ -516,7 +528,7 @@ pub(super) fn fetch_entry(row: &Row) -> Result<FetchLogEntry, String> {
         hops: unsigned(column(row, 3)?, "fetches.hops")?,
         kind: column(row, 4)?,
         status: column::<Option<i32>>(row, 5)?
-            .map(|s| u16::try_from(s).map_err(|_| format!("fetches.status holds {s}")))
+            .map(|s| unsigned(i64::from(s), "fetches.status"))
             .transpose()?,
         duration: column::<Option<f64>>(row, 6)?
             .map(|ms| std::time::Duration::from_secs_f64(ms.max(0.0) / 1000.0)),
@@ -542,7 +554,7 @@ pub(super) fn fetch_entry(row: &Row) -> Result<FetchLogEntry, String> {
     })
 }
 
-fn url_state_row(row: &Row) -> Result<UrlState, String> {
+fn url_state_row(row: &Row) -> Result<UrlState, InvalidValue> {
     Ok(UrlState {
         digest: column(row, 0)?,
         date: column(row, 1)?,
@@ -561,6 +573,31 @@ fn url_state_row(row: &Row) -> Result<UrlState, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_negative_count_is_a_typed_error_naming_its_column() {
+        let problem = unsigned::<u32>(-3, "frontier.hops").unwrap_err();
+        assert_eq!(
+            problem,
+            InvalidValue::OutOfRange {
+                column: "frontier.hops".to_string(),
+                value: -3
+            }
+        );
+        let error = BackendError::Invalid {
+            database: describe_database("postgres://u:pw@db.example/archive"),
+            problem,
+        };
+        assert_eq!(
+            error.to_string(),
+            "state store postgres://u@db.example:5432/archive: frontier.hops holds -3, out of range"
+        );
+        let status = unsigned::<u16>(70_000, "fetches.status").unwrap_err();
+        assert_eq!(
+            status.to_string(),
+            "fetches.status holds 70000, out of range"
+        );
+    }
 
     #[test]
     fn database_descriptions_never_show_the_password() {

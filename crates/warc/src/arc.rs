@@ -11,20 +11,39 @@ pub const ARC_CONTENT_TYPE: &str = "ARC-Content-Type";
 /// Header field recording an ARC length that was not a number (read as 0).
 pub const ARC_INVALID_LENGTH: &str = "ARC-Invalid-Length";
 
+/// An ARC record header line that cannot be read. The reader adds the line's offset (see
+/// [`crate::ReadError`]); the line itself is all this error knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArcHeaderError {
+    /// Fewer than the five fields every ARC version has.
+    #[error("ARC header line has {fields} fields, expected at least 5: {line:?}")]
+    TooFewFields {
+        /// How many space-separated fields the line has.
+        fields: usize,
+        /// The line's first 80 characters (for the message).
+        line: String,
+    },
+    /// The date field is not a 14-digit (or shorter Wayback) timestamp.
+    #[error("ARC header date is not a timestamp: {date:?}")]
+    BadDate {
+        /// The date field as written.
+        date: String,
+    },
+}
+
 /// Parses an ARC record header line (`URL IP DATE MIME [v2 fields…] LENGTH`).
 ///
 /// The `filedesc://` record becomes a `warcinfo`; every other record a `response` whose
 /// block is the HTTP response (for http/https URLs) or the raw resource.
-pub fn parse_arc_header_line(line: &[u8]) -> Result<WarcHeader, String> {
+pub fn parse_arc_header_line(line: &[u8]) -> Result<WarcHeader, ArcHeaderError> {
     let text = String::from_utf8_lossy(line);
     let text = text.trim_end_matches(['\r', '\n']);
     let parts: Vec<&str> = text.split(' ').filter(|p| !p.is_empty()).collect();
     if parts.len() < 5 {
-        return Err(format!(
-            "ARC header line has {} fields, expected at least 5: {:?}",
-            parts.len(),
-            text.chars().take(80).collect::<String>()
-        ));
+        return Err(ArcHeaderError::TooFewFields {
+            fields: parts.len(),
+            line: text.chars().take(80).collect(),
+        });
     }
     // Like warcio, an unreadable length counts as an empty record; the damage is noted.
     let length_text = parts[parts.len() - 1];
@@ -32,8 +51,9 @@ pub fn parse_arc_header_line(line: &[u8]) -> Result<WarcHeader, String> {
     let at = super::arc_url::date_position(&parts);
     let url = super::arc_url::url_of(&parts[..at - 1]);
     let (url, ip, date, mime) = (url.as_str(), parts[at - 1], parts[at], parts[at + 1]);
-    let iso = wayback_to_iso(date)
-        .ok_or_else(|| format!("ARC header date is not a timestamp: {date:?}"))?;
+    let iso = wayback_to_iso(date).ok_or_else(|| ArcHeaderError::BadDate {
+        date: date.to_string(),
+    })?;
     let is_filedesc = url.starts_with("filedesc:");
     let is_http = url.starts_with("http:") || url.starts_with("https:");
     let mut header = WarcHeader::new("ARC");
@@ -92,10 +112,31 @@ mod tests {
             parse_arc_header_line(b"filedesc://x.arc 127.0.0.1 20140216050323 text/plain 75\n")
                 .expect("valid line");
         assert_eq!(header.record_type(), Some("warcinfo"));
-        assert!(parse_arc_header_line(b"garbage\n").is_err());
+        assert_eq!(
+            parse_arc_header_line(b"garbage\n")
+                .expect_err("one field")
+                .to_string(),
+            "ARC header line has 1 fields, expected at least 5: \"garbage\""
+        );
         let bad_length =
             parse_arc_header_line(b"http://a/ 1.2.3.4 2014 text/html -1\n").expect("lenient");
         assert_eq!(bad_length.content_length(), Some(0));
         assert_eq!(bad_length.get(ARC_INVALID_LENGTH), Some("-1"));
+    }
+
+    #[test]
+    fn a_date_that_is_no_timestamp_is_named() {
+        let error = parse_arc_header_line(b"http://a/ 1.2.3.4 2014x text/html 5\n")
+            .expect_err("the date has a letter");
+        assert_eq!(
+            error,
+            ArcHeaderError::BadDate {
+                date: "2014x".to_string()
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            "ARC header date is not a timestamp: \"2014x\""
+        );
     }
 }

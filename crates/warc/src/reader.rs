@@ -268,7 +268,9 @@ impl<R: Read + Seek> WarcReader<R> {
             FileFormat::Warc => self.read_warc_header(first_line, cross_members, offset),
             FileFormat::Arc => match arc::parse_arc_header_line(&first_line) {
                 Ok(header) => Ok(header),
-                Err(message) => return Err(self.skip_arc_garbage(offset, message, cross_members)),
+                Err(error) => {
+                    return Err(self.skip_arc_garbage(offset, error.to_string(), cross_members));
+                }
             },
         };
         let header = match header {

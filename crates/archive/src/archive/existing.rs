@@ -35,18 +35,34 @@ pub fn require_root(root: &Path) -> io::Result<()> {
     }
 }
 
+/// An archive root without a capture index (`<root>/index`), carried inside the
+/// [`io::Error`] of [`require_index`] so that a caller can say how to build one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoCaptureIndex {
+    /// The archive root.
+    pub root: PathBuf,
+}
+
+impl std::fmt::Display for NoCaptureIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: no capture index", self.root.display())
+    }
+}
+
+impl std::error::Error for NoCaptureIndex {}
+
 /// Fails unless `root` is an existing directory with a capture index (`<root>/index`), with
-/// an error naming the root and the command that makes the index: reading an archive never
-/// indexed, or a directory that is not an archive, is a mistake, not an empty answer.
+/// a [`NoCaptureIndex`] error naming the root: reading an archive never indexed, or a
+/// directory that is not an archive, is a mistake, not an empty answer.
 pub fn require_index(root: &Path) -> io::Result<()> {
     require_root(root)?;
     if root.join("index").is_dir() {
         Ok(())
     } else {
-        let root = root.display();
+        let root = root.to_path_buf();
         Err(io::Error::new(
             io::ErrorKind::NotFound,
-            format!("{root}: no capture index (run `ldwarc index --root {root}` first)"),
+            NoCaptureIndex { root },
         ))
     }
 }
@@ -71,5 +87,26 @@ mod tests {
 
         let archive = Archive::open_existing(dir.path()).unwrap();
         assert_eq!(archive.root(), dir.path());
+    }
+
+    #[test]
+    fn a_root_without_index_is_a_typed_error_naming_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = require_index(dir.path()).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+        assert_eq!(
+            error.to_string(),
+            format!("{}: no capture index", dir.path().display())
+        );
+        let typed = error
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<NoCaptureIndex>());
+        assert_eq!(
+            typed,
+            Some(&NoCaptureIndex {
+                root: dir.path().to_path_buf()
+            })
+        );
+        assert!(!dir.path().join("index").exists());
     }
 }

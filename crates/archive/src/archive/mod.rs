@@ -8,7 +8,7 @@ mod layout;
 mod recover;
 mod writer;
 
-pub use existing::{require_index, require_root};
+pub use existing::{NoCaptureIndex, require_index, require_root};
 pub use inputs::named_warc_files;
 pub use layout::{Archive, file_name, is_warc_file_name, walk_warc_files};
 pub use recover::{Recovery, find_open_files, recover_file, recover_open_files};

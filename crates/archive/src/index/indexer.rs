@@ -225,7 +225,7 @@ pub fn update_index(
     if !options.rebuild && !index.is_sorted_by_key() {
         tracing::info!(
             "this index keeps captures in indexing order (an earlier version made it); \
-             `ldwarc index --rebuild` sorts it by key, which makes exports faster"
+             a rebuild sorts it by key, which makes exports faster"
         );
     }
     let mut checkpoint = if options.rebuild {

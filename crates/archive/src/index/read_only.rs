@@ -132,8 +132,8 @@ pub(crate) fn open_index(dir: &Path) -> io::Result<Option<Index>> {
 pub(crate) fn describe(error: &TantivyError) -> String {
     match error {
         TantivyError::LockFailure(LockError::LockBusy, _) => {
-            "another process holds the index writer (an `ldwarc index`, crawl or monitor \
-             running on this archive); try again when it has finished"
+            "another process holds the index writer (an index, crawl or monitor run on this \
+             archive); try again when it has finished"
                 .to_string()
         }
         TantivyError::LockFailure(LockError::IoError(io), _) => {

@@ -90,7 +90,7 @@ impl std::fmt::Display for Discrepancy {
             ),
             Self::NotAddressable { filename } => write!(
                 f,
-                "note: warc/{filename}: not indexed, as `ldwarc index` leaves it out: {}",
+                "note: warc/{filename}: not indexed, as indexing leaves it out: {}",
                 super::unaddressable::whole_stream_error().message
             ),
             Self::UnresolvedRevisit {

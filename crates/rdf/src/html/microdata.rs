@@ -19,6 +19,17 @@ const DEFAULT_REGISTRY: &str = r#"{
   "http://microformats.org/profile/hcard": {}
 }"#;
 
+/// A Microdata registry that cannot be read. The caller names the file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// Not JSON (serde's message, with its line and column).
+    #[error("invalid registry: {0}")]
+    Json(String),
+    /// JSON, but not an object of vocabularies.
+    #[error("invalid registry: not a JSON object")]
+    NotAnObject,
+}
+
 /// Vocabulary registry entries: per vocabulary IRI (a prefix of item types), the properties
 /// that imply others.
 #[derive(Clone, Debug)]
@@ -45,12 +56,10 @@ impl MicrodataRegistry {
     /// Reads a registry in the JSON form of the note (`{vocabulary: {"properties": {name:
     /// {"subPropertyOf": iri, "equivalentProperty": iri}}}}`); members starting with `@` are
     /// comments.
-    pub fn from_json(text: &str) -> Result<Self, String> {
+    pub fn from_json(text: &str) -> Result<Self, RegistryError> {
         let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|err| format!("invalid registry: {err}"))?;
-        let object = value
-            .as_object()
-            .ok_or("invalid registry: not a JSON object")?;
+            serde_json::from_str(text).map_err(|err| RegistryError::Json(err.to_string()))?;
+        let object = value.as_object().ok_or(RegistryError::NotAnObject)?;
         let mut vocabularies = Vec::new();
         for (vocabulary, entry) in object.iter().filter(|(key, _)| !key.starts_with('@')) {
             let mut implied: HashMap<String, Vec<String>> = HashMap::new();

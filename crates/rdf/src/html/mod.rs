@@ -18,11 +18,11 @@ use std::collections::HashMap;
 use sophia::api::term::SimpleTerm;
 use sophia::api::term::{BnodeId, IriRef, LanguageTag};
 
-pub use microdata::MicrodataRegistry;
+pub use microdata::{MicrodataRegistry, RegistryError};
 
 use super::graph::{Graph, GraphBuilder};
 use super::jsonld::ContextSource;
-use super::parse::{StatementSink, inject_panic, isolated};
+use super::parse::{ParserPanic, StatementSink, inject_panic, isolated};
 use super::syntax::Syntax;
 
 pub(crate) const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
@@ -96,17 +96,20 @@ pub enum RdfaGraph {
     Both,
 }
 
-impl std::str::FromStr for RdfaGraph {
-    type Err = String;
+/// An RDFa graph name that is not one of `output`, `processor`, `both`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown RDFa graph {0:?} (expected output, processor or both)")]
+pub struct UnknownRdfaGraph(pub String);
 
-    fn from_str(value: &str) -> Result<Self, String> {
+impl std::str::FromStr for RdfaGraph {
+    type Err = UnknownRdfaGraph;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
         match value {
             "output" => Ok(RdfaGraph::Output),
             "processor" => Ok(RdfaGraph::Processor),
             "both" => Ok(RdfaGraph::Both),
-            _ => Err(format!(
-                "unknown RDFa graph {value:?} (expected output, processor or both)"
-            )),
+            _ => Err(UnknownRdfaGraph(value.to_string())),
         }
     }
 }
@@ -149,11 +152,17 @@ impl Default for EmbeddedSyntaxes {
     }
 }
 
+/// A name in a list of embedded syntaxes that is not `rdfa`, `microdata`, `jsonld` or
+/// `turtle` (the name as written, trimmed).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown embedded syntax {0:?} (expected rdfa, microdata, jsonld or turtle)")]
+pub struct UnknownEmbeddedSyntax(pub String);
+
 impl std::str::FromStr for EmbeddedSyntaxes {
-    type Err = String;
+    type Err = UnknownEmbeddedSyntax;
 
     /// A comma-separated list of `rdfa`, `microdata`, `jsonld` (or `json-ld`), `turtle`.
-    fn from_str(value: &str) -> Result<Self, String> {
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
         let mut chosen = EmbeddedSyntaxes {
             rdfa: false,
             microdata: false,
@@ -166,11 +175,7 @@ impl std::str::FromStr for EmbeddedSyntaxes {
                 "microdata" => chosen.microdata = true,
                 "jsonld" | "json-ld" => chosen.json_ld = true,
                 "turtle" => chosen.turtle = true,
-                _ => {
-                    return Err(format!(
-                        "unknown embedded syntax {name:?} (expected rdfa, microdata, jsonld or turtle)"
-                    ));
-                }
+                _ => return Err(UnknownEmbeddedSyntax(name.to_string())),
             }
         }
         Ok(chosen)
@@ -286,10 +291,13 @@ pub(crate) fn extract_embedded<S: StatementSink>(
     contexts: &dyn ContextSource,
     registry: &MicrodataRegistry,
     sink: &mut S,
-) -> (EmbeddedReport, Result<(), String>) {
+) -> (EmbeddedReport, Result<(), PageError>) {
     let mut report = EmbeddedReport::default();
     if body.len() > MAX_HTML_BYTES {
-        let error = format!("page larger than {MAX_HTML_BYTES} bytes: embedded data not read");
+        let error = PageError::TooLarge {
+            bytes: body.len(),
+            limit: MAX_HTML_BYTES,
+        };
         return (report, Err(error));
     }
     let text = decode_page(body, options.charset.as_deref());
@@ -352,6 +360,22 @@ pub(crate) fn extract_embedded<S: StatementSink>(
     (report, Ok(()))
 }
 
+/// Why a page gave no graph.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PageError {
+    /// The page is larger than [`MAX_HTML_BYTES`]; its embedded data is not read.
+    #[error("page larger than {limit} bytes: embedded data not read")]
+    TooLarge {
+        /// The page's size in bytes.
+        bytes: usize,
+        /// The largest page read.
+        limit: usize,
+    },
+    /// One of the page's parsers panicked (a parser bug, isolated to this page).
+    #[error(transparent)]
+    Panicked(#[from] ParserPanic),
+}
+
 /// Parses a page into a graph with a Microdata registry of the caller's choosing (parsing as
 /// [`Syntax::Html`](super::Syntax::Html) uses the registry shipped with ldwarc). Blank nodes are
 /// labelled as [`parse_graph`](super::parse_graph) labels them. Never touches the network.
@@ -361,7 +385,7 @@ pub fn parse_page(
     base: &str,
     contexts: &dyn ContextSource,
     registry: &MicrodataRegistry,
-) -> Result<(Graph, EmbeddedReport), String> {
+) -> Result<(Graph, EmbeddedReport), PageError> {
     let options = PageOptions {
         xhtml,
         ..PageOptions::default()
@@ -378,7 +402,7 @@ pub fn parse_page_with(
     base: &str,
     documents: &dyn ContextSource,
     registry: &MicrodataRegistry,
-) -> Result<(Graph, EmbeddedReport), String> {
+) -> Result<(Graph, EmbeddedReport), PageError> {
     let mut builder = GraphBuilder::default();
     let syntax = if options.xhtml {
         Syntax::Xhtml

@@ -332,3 +332,55 @@ fn json_ld_blocks_with_comments_control_characters_and_trailing_commas_are_recov
         ]
     );
 }
+
+#[test]
+fn option_names_that_are_not_known_are_typed_errors_naming_them() {
+    let error = "rdfa, nquads".parse::<EmbeddedSyntaxes>().unwrap_err();
+    assert_eq!(error, UnknownEmbeddedSyntax("nquads".to_string()));
+    assert_eq!(
+        error.to_string(),
+        r#"unknown embedded syntax "nquads" (expected rdfa, microdata, jsonld or turtle)"#
+    );
+    let error = "Output".parse::<RdfaGraph>().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        r#"unknown RDFa graph "Output" (expected output, processor or both)"#
+    );
+}
+
+#[test]
+fn a_registry_that_is_not_an_object_of_vocabularies_is_a_typed_error() {
+    assert_eq!(
+        MicrodataRegistry::from_json("[1]").unwrap_err(),
+        RegistryError::NotAnObject
+    );
+    let error = MicrodataRegistry::from_json("{\n  \"v\": ").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid registry: EOF while parsing a value at line 2 column 7"
+    );
+}
+
+#[test]
+fn a_page_over_the_size_limit_is_refused_with_its_size() {
+    let page = vec![b' '; MAX_HTML_BYTES + 1];
+    let error = parse_page(
+        &page,
+        false,
+        PAGE_URL,
+        &NoContexts,
+        MicrodataRegistry::shipped(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        error,
+        PageError::TooLarge {
+            bytes: MAX_HTML_BYTES + 1,
+            limit: MAX_HTML_BYTES
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        format!("page larger than {MAX_HTML_BYTES} bytes: embedded data not read")
+    );
+}

@@ -8,6 +8,9 @@ pub enum ReplayError {
     /// Reading the index or a WARC file failed (the message names the file and offset).
     #[error("{0}")]
     Io(String),
+    /// A root has no capture index (kept typed so that the binary can say what to run).
+    #[error("{0}")]
+    NoCaptureIndex(ldwarc_archive::archive::NoCaptureIndex),
     /// The URL has no capture at all.
     #[error("{url}: never captured{}", list("; captured URLs nearby: ", nearby))]
     NeverCaptured {
@@ -87,6 +90,14 @@ impl ReplayError {
     pub fn io(error: impl std::fmt::Display) -> ReplayError {
         ReplayError::Io(error.to_string())
     }
+
+    /// [`ReplayError::io`], keeping a [`ldwarc_archive::archive::NoCaptureIndex`] typed.
+    pub fn from_io(error: std::io::Error) -> ReplayError {
+        match error.get_ref().and_then(|e| e.downcast_ref()) {
+            Some(missing) => ReplayError::NoCaptureIndex(Clone::clone(missing)),
+            None => ReplayError::io(error),
+        }
+    }
 }
 
 fn list(lead: &str, items: &[String]) -> String {
@@ -99,6 +110,9 @@ fn list(lead: &str, items: &[String]) -> String {
 
 impl From<ReplayError> for std::io::Error {
     fn from(error: ReplayError) -> Self {
+        if let ReplayError::NoCaptureIndex(missing) = error {
+            return std::io::Error::new(std::io::ErrorKind::NotFound, missing);
+        }
         std::io::Error::other(error.to_string())
     }
 }

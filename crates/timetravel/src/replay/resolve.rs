@@ -108,7 +108,7 @@ impl ReplayArchive {
     /// with different content.
     pub fn open_many(roots: &[PathBuf]) -> Result<ReplayArchive, ReplayError> {
         for root in roots {
-            ldwarc_archive::archive::require_index(root).map_err(ReplayError::io)?;
+            ldwarc_archive::archive::require_index(root).map_err(ReplayError::from_io)?;
         }
         let index = MergedIndex::open(roots).map_err(ReplayError::io)?;
         Ok(ReplayArchive {
