@@ -254,7 +254,8 @@ fn warc_prefix(url: &S3Url) -> ObjectPath {
 async fn sync(url: &S3Url, store: &dyn ObjectStore, cache: &Path) -> Result<(), Error> {
     let prefix = warc_prefix(url);
     let mut listing = store.list(Some(&prefix));
-    let mut listed: BTreeMap<String, Held> = BTreeMap::new();
+    // Local name (the key below `warc/`, as written) to version and the key as listed.
+    let mut listed: BTreeMap<String, (Held, ObjectPath)> = BTreeMap::new();
     while let Some(meta) = listing.next().await {
         let meta = meta.map_err(|e| describe(url, "listing warc/", &e))?;
         let Some(relative) = meta
@@ -265,6 +266,9 @@ async fn sync(url: &S3Url, store: &dyn ObjectStore, cache: &Path) -> Result<(), 
         else {
             continue;
         };
+        // The listed key is percent-encoded where S3 keys hold other characters than a path
+        // does (non-ASCII host names): the local file takes the key as written.
+        let relative = percent_decode(relative);
         // A key that would leave the cache folder is not an archive file.
         if relative
             .split('/')
@@ -273,13 +277,11 @@ async fn sync(url: &S3Url, store: &dyn ObjectStore, cache: &Path) -> Result<(), 
             tracing::warn!(key = %meta.location, "object key skipped: not a relative file name");
             continue;
         }
-        listed.insert(
-            relative.to_string(),
-            Held {
-                size: meta.size,
-                etag: meta.e_tag,
-            },
-        );
+        let held = Held {
+            size: meta.size,
+            etag: meta.e_tag,
+        };
+        listed.insert(relative, (held, meta.location));
     }
     if listed.is_empty() {
         return Err(Error(format!(
@@ -300,7 +302,7 @@ async fn sync(url: &S3Url, store: &dyn ObjectStore, cache: &Path) -> Result<(), 
     let stale: Vec<String> = manifest
         .objects
         .iter()
-        .filter(|(key, held)| listed.get(*key) != Some(held))
+        .filter(|(key, held)| listed.get(*key).map(|(listed, _)| listed) != Some(held))
         .map(|(key, _)| key.clone())
         .collect();
     for key in &stale {
@@ -319,15 +321,14 @@ async fn sync(url: &S3Url, store: &dyn ObjectStore, cache: &Path) -> Result<(), 
     if !stale.is_empty() {
         write_manifest(&manifest_path, &manifest)?;
     }
-    for (key, held) in &listed {
+    for (key, (held, location)) in &listed {
         let file = warc_dir.join(key);
         let current = manifest.objects.get(key) == Some(held)
             && std::fs::metadata(&file).is_ok_and(|m| m.len() == held.size);
         if current {
             continue;
         }
-        let location = ObjectPath::from(format!("{prefix}/{key}"));
-        fetch(url, store, &location, held, &file).await?;
+        fetch(url, store, location, held, &file).await?;
         manifest.objects.insert(key.clone(), held.clone());
         write_manifest(&manifest_path, &manifest)?;
     }
@@ -461,5 +462,40 @@ async fn get_range(
                 ));
             }
         }
+    }
+}
+
+/// `%XX` escapes decoded (invalid escapes kept as written; bytes that are not UTF-8 replaced).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push((high * 16 + low) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent_decode;
+
+    #[test]
+    fn listed_keys_are_decoded() {
+        assert_eq!(
+            percent_decode("2023/%E4%BE%8B%E3%81%88.jp/a.warc.gz"),
+            "2023/例え.jp/a.warc.gz"
+        );
+        assert_eq!(percent_decode("100%25/x%2"), "100%/x%2");
     }
 }
