@@ -20,6 +20,8 @@ fi
   'warcio==1.8.1' 'fastwarc==2.0.1' 'cdxj-indexer==1.5.0' 'surt==0.3.1' 'rdflib==7.6.0' 'pyoxigraph==0.5.13' \
   'cdx-toolkit==0.9.39' 'pyRdfa3==3.6.5' 'extruct==0.18.0' \
   'pyarrow==26.0.1' 'duckdb==2.0.0' 'pyspark==4.3.0' 'pyshacl==0.40.1'
+# moto's S3 server (moto_server) and boto3 for the object-storage tests (tests/object_store.rs).
+.venv/bin/pip install --quiet --disable-pip-version-check 'moto[server]==5.2.5'
 
 if [ ! -x .venv-pywb/bin/python ]; then
   "$PYTHON" -m venv .venv-pywb

@@ -10,6 +10,8 @@ mod change_population;
 #[path = "support/cluster.rs"]
 mod cluster;
 mod common;
+#[path = "support/fault_proxy.rs"]
+mod fault_proxy;
 #[path = "support/serve_server.rs"]
 mod serve_server;
 #[path = "support/synthetic_archive.rs"]
@@ -67,6 +69,7 @@ mod monitor_politeness;
 mod monitor_truth_time;
 mod multi_node;
 mod multi_root;
+mod object_store;
 mod parser_isolation;
 mod plan_currency;
 mod plan_nodes;

@@ -11,6 +11,7 @@ mod hints;
 mod index_commands;
 mod logging;
 mod monitor_commands;
+mod object_roots;
 mod output;
 mod parse_command;
 mod plan_commands;
@@ -255,15 +256,19 @@ const DEMO_HELP: help::Sections = help::Sections {
 
 /// Runs the command line; returns the process exit status.
 pub fn run() -> i32 {
-    let parsed = command()
-        .try_get_matches()
-        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
-    let cli = match parsed {
-        Ok(cli) => cli,
+    let parsed = command().try_get_matches().and_then(|matches| {
+        <Cli as clap::FromArgMatches>::from_arg_matches(&matches).map(|cli| (cli, matches))
+    });
+    let (mut cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(error) => return usage_error(error),
     };
     logging::init(&cli.log);
     flags::emit_deprecations();
+    if let Err(error) = object_roots::resolve(&mut cli.command, &matches) {
+        tracing::error!(target: logging::CLI_TARGET, "{error}");
+        return 2;
+    }
     if let Err(error) = require_archives(&cli.command) {
         tracing::error!(target: logging::CLI_TARGET, "{}", hints::message(&error));
         return 2;
