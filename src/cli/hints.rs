@@ -4,6 +4,7 @@
 use std::io;
 
 use ldwarc_archive::archive::NoCaptureIndex;
+use ldwarc_timetravel::triples::UnreadableTripleIndex;
 
 /// The one-line message for `error`, with the command that remedies it when the error is
 /// one the binary knows a remedy for.
@@ -15,6 +16,9 @@ pub fn message(error: &io::Error) -> String {
     if let Some(NoCaptureIndex { root }) = inner.downcast_ref() {
         let root = root.display();
         return format!("{text} (run `ldwarc index --root {root}` first)");
+    }
+    if inner.downcast_ref::<UnreadableTripleIndex>().is_some() {
+        return format!("{text} (`ldwarc index --triples --rebuild` builds it again)");
     }
     text
 }

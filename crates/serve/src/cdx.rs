@@ -206,8 +206,8 @@ fn answer_paging(
 fn no_zipnum() -> Failure {
     Failure::new(
         StatusCode::BAD_REQUEST,
-        "showPagedIndex lists the blocks of a ZipNum index: start the server with \
-         --zipnum DIR (ldwarc cdx --zipnum DIR writes one)\n",
+        "showPagedIndex lists the blocks of a ZipNum index, and this server was started \
+         without one\n",
     )
 }
 

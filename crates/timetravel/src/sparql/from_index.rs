@@ -60,13 +60,13 @@ fn usable_index<'a>(
     let root = archive.roots()[0].display().to_string();
     let Some(index) = triples else {
         return Err(format!(
-            "{root} has no triple index (`ldwarc index --triples` builds one)"
+            "{root} has no triple index"
         ));
     };
     match index.is_current_for(archive.index()) {
         Ok(true) => Ok(index),
         Ok(false) => Err(format!(
-            "the triple index of {root} is older than its capture index (`ldwarc index --triples` updates it)"
+            "the triple index of {root} is older than its capture index"
         )),
         Err(error) => Err(format!("the capture index of {root}: {error}")),
     }

@@ -43,7 +43,9 @@ pub use merge::intervals_across;
 pub use pattern::{PatternTerm, TriplePattern};
 pub use query::{Changes, Interval, Match, TripleHistory};
 pub use skolem::GENID_PATH;
-pub use store::{DocumentVersions, TripleIndex, Version, VersionState, index_path};
+pub use store::{
+    DocumentVersions, TripleIndex, UnreadableTripleIndex, Version, VersionState, index_path,
+};
 
 #[cfg(test)]
 mod tests;

@@ -307,12 +307,35 @@ fn read_decoded(path: &Path) -> io::Result<Option<Vec<u8>>> {
 fn invalid(path: &Path, detail: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
-        format!(
-            "{}: not a readable triple index ({detail}); rebuild it with `ldwarc index --triples --rebuild`",
-            path.display()
-        ),
+        UnreadableTripleIndex {
+            path: path.to_path_buf(),
+            detail: detail.to_string(),
+        },
     )
 }
+
+/// A triple index file that cannot be read: damaged, cut short or of another layout. It is
+/// derived from the captures, so building it again from the WARC files repairs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadableTripleIndex {
+    /// The index file.
+    pub path: std::path::PathBuf,
+    /// What is wrong with it.
+    pub detail: String,
+}
+
+impl std::fmt::Display for UnreadableTripleIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: not a readable triple index ({})",
+            self.path.display(),
+            self.detail
+        )
+    }
+}
+
+impl std::error::Error for UnreadableTripleIndex {}
 
 /// Whether `bytes` (decoded) is a triple index of another layout than this one.
 pub(crate) fn is_other_layout(bytes: &[u8]) -> bool {
