@@ -28,6 +28,9 @@ _ldwarc() {
             ldwarc,demo)
                 cmd="ldwarc__subcmd__demo"
                 ;;
+            ldwarc,describe)
+                cmd="ldwarc__subcmd__describe"
+                ;;
             ldwarc,diff)
                 cmd="ldwarc__subcmd__diff"
                 ;;
@@ -102,6 +105,9 @@ _ldwarc() {
                 ;;
             ldwarc__subcmd__help,demo)
                 cmd="ldwarc__subcmd__help__subcmd__demo"
+                ;;
+            ldwarc__subcmd__help,describe)
+                cmd="ldwarc__subcmd__help__subcmd__describe"
                 ;;
             ldwarc__subcmd__help,diff)
                 cmd="ldwarc__subcmd__help__subcmd__diff"
@@ -197,7 +203,7 @@ _ldwarc() {
 
     case "${cmd}" in
         ldwarc)
-            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls extract index cdx query crawl replay history snapshot diff when sparql parse demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="-v -q -h -V --verbose --quiet --log-format --help --version check ls extract index cdx query crawl replay history snapshot describe diff when sparql parse demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -299,7 +305,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__crawl)
-            opts="-v -q -h --root --delay --concurrency --timeout --connect-timeout --max-crawl-delay --max-retry-after --user-agent --accept --accept-encoding --follow-predicate --proxy --resolve --ca-file --tls-roots --max-body --max-parse --max-decoded --max-redirects --no-conditional --max-file-bytes --gzip-level --operator --state --node --max-plds --lease-ttl --hops --join-wait --max-frontier --max-frontier-per-pld --max-links --resume --join --crawl-id --force --format --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --delay --concurrency --timeout --connect-timeout --max-crawl-delay --max-retry-after --user-agent --accept --accept-encoding --follow-predicate --proxy --resolve --ca-file --tls-roots --max-body --max-parse --max-decoded --max-redirects --no-conditional --max-file-bytes --gzip-level --operator --state --node --max-plds --lease-ttl --hops --join-wait --max-frontier --max-frontier-per-pld --max-links --resume --join --crawl-id --force --no-triples --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -466,6 +472,36 @@ _ldwarc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ldwarc__subcmd__describe)
+            opts="-v -q -h --root --format --base --verbose --quiet --log-format --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ldwarc__subcmd__diff)
             opts="-v -q -h --root --format --prefix --host --domain --triples --all --json --exit-code --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -595,7 +631,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help)
-            opts="check ls extract index cdx query crawl replay history snapshot diff when sparql parse demo stats simulate monitor serve recover plan export import gen-docs help"
+            opts="check ls extract index cdx query crawl replay history snapshot describe diff when sparql parse demo stats simulate monitor serve recover plan export import gen-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -651,6 +687,20 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__help__subcmd__demo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ldwarc__subcmd__help__subcmd__describe)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1043,7 +1093,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__index)
-            opts="-v -q -h --root --rebuild --threads --verify --triples --format --json --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --rebuild --threads --verify --triples --no-triples --format --json --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1103,7 +1153,7 @@ _ldwarc() {
             return 0
             ;;
         ldwarc__subcmd__monitor)
-            opts="-v -q -h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --format --json --delay --concurrency --timeout --connect-timeout --max-crawl-delay --max-retry-after --user-agent --accept --accept-encoding --follow-predicate --proxy --resolve --ca-file --tls-roots --max-body --max-parse --max-decoded --max-redirects --no-conditional --max-file-bytes --gzip-level --operator --state --node --max-plds --lease-ttl --now --verbose --quiet --log-format --help"
+            opts="-v -q -h --root --seeds --once --strategy --budget --hops --every --min-interval --max-interval --initial-interval --truth --format --json --delay --concurrency --timeout --connect-timeout --max-crawl-delay --max-retry-after --user-agent --accept --accept-encoding --follow-predicate --proxy --resolve --ca-file --tls-roots --max-body --max-parse --max-decoded --max-redirects --no-conditional --max-file-bytes --gzip-level --operator --state --node --max-plds --lease-ttl --no-triples --now --verbose --quiet --log-format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

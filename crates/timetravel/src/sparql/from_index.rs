@@ -59,9 +59,7 @@ fn usable_index<'a>(
     }
     let root = archive.roots()[0].display().to_string();
     let Some(index) = triples else {
-        return Err(format!(
-            "{root} has no triple index"
-        ));
+        return Err(format!("{root} has no triple index"));
     };
     match index.is_current_for(archive.index()) {
         Ok(true) => Ok(index),
