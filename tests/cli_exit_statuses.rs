@@ -149,6 +149,8 @@ fn every_documented_failure_status_is_what_the_command_exits_with() {
         ("sparql", 2, vec!["@now", "SELECT {", "--root", "good"]),
         ("parse", 2, vec!["missing.ttl"]),
         ("demo", 2, vec!["full"]),
+        ("describe", 1, vec!["--root", "good"]),
+        ("describe", 2, vec!["--root", "not-archive"]),
         ("stats", 1, vec!["--root", "cut"]),
         ("stats", 2, vec!["--root", "not-archive"]),
         ("simulate", 2, vec!["--histories", "missing.jsonl"]),

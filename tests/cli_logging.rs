@@ -29,6 +29,12 @@ fn archive(root: &Path) {
             ),
         ],
     );
+    // The triple index too, as a plain `index` leaves it: each command's data is then the
+    // same run after run (an `index` that adds versions says so).
+    crate::common::stdout_ok(
+        &crate::common::run(crate::common::ldwarc().args(["index", "--root"]).arg(root)),
+        "ldwarc index",
+    );
 }
 
 /// The commands run against the archive at `root`, each printing data on stdout (dated in

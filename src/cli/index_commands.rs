@@ -122,20 +122,7 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
         None
     } else {
         match super::when_command::update_triples(&args.root.root, args.rebuild) {
-            Ok(triples) => {
-                if !args.output.is_json() {
-                    tracing::info!(
-                        target: super::logging::NOTICE_TARGET,
-                        "triple index: {} versions added, {} documents, {} statement entries, {} terms, {} bytes",
-                        triples["versions_added"],
-                        triples["documents"],
-                        triples["entries"],
-                        triples["terms"],
-                        triples["bytes"]
-                    );
-                }
-                Some(Ok(triples))
-            }
+            Ok(triples) => Some(Ok(triples)),
             Err(error) => {
                 tracing::error!(
                     target: super::logging::NOTICE_TARGET,
@@ -168,6 +155,17 @@ pub fn index(args: IndexArgs) -> io::Result<i32> {
             run.unresolved_revisits,
             run.errors.len()
         );
+        // The triple index's summary is part of the command's answer, as in its JSON.
+        if let Some(triples) = &triples {
+            println!(
+                "triple index: {} versions added, {} documents, {} statement entries, {} terms, {} bytes",
+                triples["versions_added"],
+                triples["documents"],
+                triples["entries"],
+                triples["terms"],
+                triples["bytes"]
+            );
+        }
     }
     // Everything readable is indexed; damage is reported, and scripts must be able to tell.
     Ok(if run.errors.is_empty() && !triples_failed {

@@ -185,6 +185,16 @@ pub fn follow_captures(root: &std::path::Path) -> bool {
             );
             true
         }
+        // A root with no capture index yet (a cycle that archived nothing, a node whose
+        // captures another node indexes) has nothing for the triple index to follow.
+        Err(error)
+            if error
+                .get_ref()
+                .is_some_and(|inner| inner.is::<ldwarc_archive::archive::NoCaptureIndex>()) =>
+        {
+            tracing::debug!("no triple index update: {error}");
+            true
+        }
         Err(error) => {
             tracing::error!(
                 target: super::logging::NOTICE_TARGET,
