@@ -679,56 +679,46 @@ fn crc8(data: &[u8]) -> u8 {
     data.iter().fold(0, |crc, &b| TABLE[usize::from(crc ^ b)])
 }
 
+/// The byte table of a reflected CRC of up to 32 bits with the reflected polynomial `poly`
+/// (CRC-16/ARC and CRC-32C share the algorithm, not the width).
+const fn reflected_table(poly: u32) -> [u32; 256] {
+    let mut table = [0u32; 256];
+    let mut n = 0;
+    while n < 256 {
+        let mut crc = n as u32;
+        let mut bit = 0;
+        while bit < 8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ poly
+            } else {
+                crc >> 1
+            };
+            bit += 1;
+        }
+        table[n] = crc;
+        n += 1;
+    }
+    table
+}
+
+/// One step of a reflected table-driven CRC.
+fn reflected_step(table: &[u32; 256], crc: u32, byte: u8) -> u32 {
+    (crc >> 8) ^ table[usize::from((crc as u8) ^ byte)]
+}
+
 /// CRC-16/ARC (polynomial 0x8005 reflected, initial 0): control information checksums.
 fn crc16(data: &[u8]) -> u16 {
-    static TABLE: [u16; 256] = {
-        let mut table = [0u16; 256];
-        let mut n = 0;
-        while n < 256 {
-            let mut crc = n as u16;
-            let mut bit = 0;
-            while bit < 8 {
-                crc = if crc & 1 != 0 {
-                    (crc >> 1) ^ 0xA001
-                } else {
-                    crc >> 1
-                };
-                bit += 1;
-            }
-            table[n] = crc;
-            n += 1;
-        }
-        table
-    };
-    data.iter().fold(0, |crc, &b| {
-        (crc >> 8) ^ TABLE[usize::from((crc as u8) ^ b)]
-    })
+    static TABLE: [u32; 256] = reflected_table(0xA001);
+    data.iter()
+        .fold(0u32, |crc, &b| reflected_step(&TABLE, crc, b)) as u16
 }
 
 /// CRC-32C (Castagnoli): data checksums.
 fn crc32c(data: &[u8]) -> u32 {
-    static TABLE: [u32; 256] = {
-        let mut table = [0u32; 256];
-        let mut n = 0;
-        while n < 256 {
-            let mut crc = n as u32;
-            let mut bit = 0;
-            while bit < 8 {
-                crc = if crc & 1 != 0 {
-                    (crc >> 1) ^ 0x82F6_3B78
-                } else {
-                    crc >> 1
-                };
-                bit += 1;
-            }
-            table[n] = crc;
-            n += 1;
-        }
-        table
-    };
-    !data.iter().fold(!0u32, |crc, &b| {
-        (crc >> 8) ^ TABLE[usize::from((crc as u8) ^ b)]
-    })
+    static TABLE: [u32; 256] = reflected_table(0x82F6_3B78);
+    !data
+        .iter()
+        .fold(!0u32, |crc, &b| reflected_step(&TABLE, crc, b))
 }
 
 #[cfg(test)]
